@@ -1,0 +1,1 @@
+//! dedupcrawl-archive (work in progress).

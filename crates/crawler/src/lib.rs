@@ -1,0 +1,1 @@
+//! dedupcrawl-crawler (work in progress).

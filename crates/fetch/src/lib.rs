@@ -1,0 +1,1 @@
+//! dedupcrawl-fetch (work in progress).

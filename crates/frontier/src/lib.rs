@@ -1,0 +1,1 @@
+//! dedupcrawl-frontier (work in progress).

@@ -1,0 +1,1 @@
+//! dedupcrawl-index (work in progress).

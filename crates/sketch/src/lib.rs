@@ -1,0 +1,1 @@
+//! dedupcrawl-sketch (work in progress).

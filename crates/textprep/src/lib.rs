@@ -1,0 +1,1 @@
+//! dedupcrawl-textprep (work in progress).
