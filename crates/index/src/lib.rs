@@ -1,1 +1,215 @@
-//! dedupcrawl-index (work in progress).
+//! The persistent dedup index: "have we seen this content before?".
+//!
+//! [`DedupIndex::check_and_insert`] answers, atomically per document: new, exact duplicate of
+//! D (same payload SHA-1, or same normalized token stream), near duplicate of D (MinHash
+//! estimate ≥ threshold, every LSH candidate verified), or contained in D (MOD_m containment).
+//! A new document is recorded in the same step, so two near-duplicates checked at the same
+//! time never both come back new. The index also keeps per-host counts of content blocks, from
+//! which the text pipeline learns a host's template ([`DedupIndex::block_page_counts`]).
+//!
+//! [`SledDedupIndex`] is the embedded backend (one sled tree; a PostgreSQL backend for
+//! several workers comes with the scale-out work).
+//!
+//! ```
+//! use dedupcrawl_index::{DedupIndex, DocumentFingerprint, IndexConfig, SledDedupIndex, DedupDecision};
+//! use dedupcrawl_sketch::{MinHasher, PayloadDigest, shingle_set};
+//!
+//! let dir = tempfile::tempdir().unwrap();
+//! let index = SledDedupIndex::open(dir.path(), IndexConfig::default()).unwrap();
+//! let hasher = MinHasher::new(128);
+//! let doc = |name: &str, tokens: &[u64], payload: &[u8]| DocumentFingerprint {
+//!     signature: hasher.signature(&shingle_set(tokens, 5)),
+//!     ..DocumentFingerprint::new(name, "example.org", PayloadDigest::of(payload))
+//! };
+//! let text: Vec<u64> = (0..500).collect();
+//! let mut edited = text.clone();
+//! edited[250] = 7_777;
+//! assert!(matches!(index.check_and_insert(&doc("a", &text, b"A")).unwrap(), DedupDecision::New { .. }));
+//! match index.check_and_insert(&doc("b", &edited, b"B")).unwrap() {
+//!     DedupDecision::NearDuplicate { of, similarity } => {
+//!         assert_eq!(of.name, "a");
+//!         assert!(similarity > 0.9);
+//!     }
+//!     other => panic!("{other:?}"),
+//! }
+//! ```
+
+mod record;
+mod sled_backend;
+
+pub use record::{DocumentId, StoredDocument};
+pub use sled_backend::SledDedupIndex;
+
+use dedupcrawl_sketch::{LshParams, MinHashSignature, ModSample, PayloadDigest, TokenDigest};
+
+/// Errors of the index.
+#[derive(Debug, thiserror::Error)]
+pub enum IndexError {
+    #[error("the dedup index store failed: {0} (check disk space and permissions of the index directory)")]
+    Storage(#[from] sled::Error),
+    #[error(
+        "the index at {path} has on-disk format {found:?}, this build reads {expected:?}: \
+         use a new --index directory, or re-run with the dedupcrawl version that wrote it"
+    )]
+    IncompatibleFormat {
+        path: String,
+        found: String,
+        expected: String,
+    },
+    #[error(
+        "the index at {path} was built with {stored}, but this run asks for {requested}: \
+         signatures would not be comparable. Use the same settings or a new --index directory"
+    )]
+    ParameterMismatch {
+        path: String,
+        stored: String,
+        requested: String,
+    },
+    #[error("the index record {key} is corrupt ({reason}); the index directory may be damaged")]
+    CorruptRecord { key: String, reason: String },
+    #[error("the index is full: document ids are 32-bit (4,294,967,295 documents)")]
+    Full,
+}
+
+/// Settings that decide what counts as a duplicate. Stored with the index: reopening with
+/// signature-incompatible settings is an error.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct IndexConfig {
+    /// Near-duplicate threshold on estimated resemblance.
+    pub threshold: f64,
+    /// MinHash signature length k.
+    pub num_hashes: usize,
+    /// LSH bands × rows (b·r ≤ k).
+    pub lsh: LshParams,
+    /// Containment threshold: a document whose estimated share inside another document is at
+    /// least this is `contained`.
+    pub containment_threshold: f64,
+    /// Containment is only estimated when the smaller sample has at least this many values.
+    pub containment_min_samples: usize,
+    /// Shingle size, recorded so a reopened index refuses signatures of another shingling.
+    pub shingle_size: usize,
+}
+
+impl Default for IndexConfig {
+    fn default() -> Self {
+        Self::for_threshold(0.8, 128)
+    }
+}
+
+impl IndexConfig {
+    /// Default weights favour recall (false negatives cost 19× false positives: b=16, r=8 at k=128, t=0.8): every LSH
+    /// candidate is verified against the full signature anyway.
+    pub const FALSE_POSITIVE_WEIGHT: f64 = 0.05;
+    pub const FALSE_NEGATIVE_WEIGHT: f64 = 0.95;
+
+    pub fn for_threshold(threshold: f64, num_hashes: usize) -> Self {
+        IndexConfig {
+            threshold,
+            num_hashes,
+            lsh: LshParams::optimal(
+                num_hashes,
+                threshold,
+                Self::FALSE_POSITIVE_WEIGHT,
+                Self::FALSE_NEGATIVE_WEIGHT,
+            ),
+            containment_threshold: 0.9,
+            containment_min_samples: 8,
+            shingle_size: 5,
+        }
+    }
+}
+
+/// What the index needs to know of one document.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DocumentFingerprint {
+    /// URL or path: how duplicates name their original.
+    pub name: String,
+    /// Host (or site) the document belongs to, for per-host block counts.
+    pub host: String,
+    pub payload: PayloadDigest,
+    /// Digest of the normalized tokens; `None` when the document has no tokens.
+    pub tokens: Option<TokenDigest>,
+    /// `None` when the document has no shingles (then only exact checks apply).
+    pub signature: Option<MinHashSignature>,
+    pub mod_sample: Option<ModSample>,
+    /// Fingerprints of the page's candidate content blocks: counted for the host when the
+    /// document is new.
+    pub block_fingerprints: Vec<u64>,
+}
+
+impl DocumentFingerprint {
+    pub fn new(name: impl Into<String>, host: impl Into<String>, payload: PayloadDigest) -> Self {
+        DocumentFingerprint {
+            name: name.into(),
+            host: host.into(),
+            payload,
+            tokens: None,
+            signature: None,
+            mod_sample: None,
+            block_fingerprints: Vec::new(),
+        }
+    }
+}
+
+/// A document already in the index.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct DocumentRef {
+    pub id: DocumentId,
+    pub name: String,
+}
+
+/// Why two documents are exact duplicates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExactBasis {
+    /// Byte-identical payloads (same SHA-1).
+    Payload,
+    /// Different bytes, same normalized text.
+    NormalizedText,
+}
+
+/// The index's answer for one document.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DedupDecision {
+    /// Not seen before; recorded under `id` (unless it was only a lookup). `contains` names a
+    /// known document that this one contains (it is a larger page around it).
+    New {
+        id: Option<DocumentId>,
+        contains: Option<(DocumentRef, f64)>,
+    },
+    ExactDuplicate { of: DocumentRef, basis: ExactBasis },
+    NearDuplicate { of: DocumentRef, similarity: f64 },
+    Contained { within: DocumentRef, containment: f64 },
+}
+
+impl DedupDecision {
+    pub fn is_new(&self) -> bool {
+        matches!(self, DedupDecision::New { .. })
+    }
+}
+
+/// Counts kept by the index.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct IndexStats {
+    pub documents: u64,
+    pub band_buckets: u64,
+    pub bytes_on_disk: u64,
+}
+
+/// A persistent, concurrent dedup index.
+pub trait DedupIndex: Send + Sync {
+    /// Checks a document against everything indexed and records it if it is new, atomically.
+    fn check_and_insert(&self, document: &DocumentFingerprint) -> Result<DedupDecision, IndexError>;
+    /// The same check without recording anything.
+    fn lookup(&self, document: &DocumentFingerprint) -> Result<DedupDecision, IndexError>;
+    /// Forgets a document; `false` if it was not there.
+    fn remove(&self, id: DocumentId) -> Result<bool, IndexError>;
+    /// A stored document by id.
+    fn document(&self, id: DocumentId) -> Result<Option<StoredDocument>, IndexError>;
+    /// For each block fingerprint, on how many new documents of `host` it has been seen
+    /// (saturating at a small cap: callers compare against a threshold).
+    fn block_page_counts(&self, host: &str, fingerprints: &[u64]) -> Result<Vec<u32>, IndexError>;
+    fn stats(&self) -> Result<IndexStats, IndexError>;
+    /// Makes everything reported so far durable.
+    fn flush(&self) -> Result<(), IndexError>;
+}

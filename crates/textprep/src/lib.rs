@@ -1,1 +1,247 @@
-//! dedupcrawl-textprep (work in progress).
+//! HTML → clean text blocks → normalized tokens, for near-duplicate detection.
+//!
+//! * [`extract`] turns HTML into visible text blocks (paragraphs, headings, list items, cells),
+//!   the title, the `<html lang>`, links, `<link rel=canonical>` and `<meta name=robots>`.
+//!   Script, style, noscript, template, svg, iframe and head contents and comments never
+//!   reach the text.
+//! * [`Normalizer`] segments words (UAX #29), lowercases, keeps alphabetic words, drops stop
+//!   words and stems (Snowball; Porter2 for English) in the page's language.
+//! * [`TextPrep`] ties them together and knows the two *views* of a page: the full page, and
+//!   the main content, which leaves out boilerplate blocks. Boilerplate is decided twice:
+//!   per page (page chrome, high link density, too few words: [`BoilerplateRules`]) and per
+//!   host (a block seen on many pages of the host; the caller supplies that knowledge, since
+//!   it lives in the dedup index).
+//!
+//! ```
+//! use dedupcrawl_textprep::{TextPrep, TextPrepConfig, View};
+//!
+//! let html = r#"<html lang="en"><head><title>Roses</title><script>var hidden = 1;</script></head>
+//! <body><nav><a href="/">Home</a> <a href="/about">About</a></nav>
+//! <p>A rose is a rose is a rose, and the roses were blooming in the garden.</p>
+//! <!-- a comment that is not text --></body></html>"#;
+//! let prep = TextPrep::new(TextPrepConfig::default());
+//! let page = prep.prepare(html);
+//! assert_eq!(page.extracted.title.as_deref(), Some("Roses"));
+//! assert_eq!(page.extracted.links.len(), 2);
+//! let tokens = prep.tokens(&page, View::MainContent, &|_| false);
+//! assert_eq!(tokens, ["rose", "rose", "rose", "rose", "bloom", "garden"]);
+//! ```
+
+mod extract;
+mod language;
+mod normalize;
+
+pub use extract::{
+    BlockKind, ExtractedPage, LinkKind, PageLink, RobotsMeta, TextBlock, block_fingerprint,
+    extract, extract_text_with_dom,
+};
+pub use language::{Language, LanguageSource, decide_language};
+pub use normalize::{NormalizeOptions, Normalizer, for_each_word, hash_token};
+
+/// Which text of a page is compared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum View {
+    /// Only content blocks: boilerplate (per page and per host) left out.
+    #[default]
+    MainContent,
+    /// Every visible block.
+    FullPage,
+}
+
+/// Per-page boilerplate rules: which blocks are candidates for main content.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct BoilerplateRules {
+    /// Blocks with fewer words are not content (menus, buttons, bylines), unless headings or
+    /// preformatted text.
+    pub min_block_words: usize,
+    /// Blocks whose link text exceeds this share of their characters are navigation.
+    pub max_link_density: f32,
+    /// Blocks inside `<nav>`, `<header>`, `<footer>`, `<aside>` or elements whose id/class
+    /// says nav/menu/footer/sidebar/cookie/banner are not content.
+    pub drop_page_chrome: bool,
+}
+
+impl Default for BoilerplateRules {
+    fn default() -> Self {
+        BoilerplateRules {
+            min_block_words: 4,
+            max_link_density: 0.5,
+            drop_page_chrome: true,
+        }
+    }
+}
+
+impl BoilerplateRules {
+    /// Whether a block may be main content, judged from the page alone.
+    pub fn is_content_candidate(&self, block: &TextBlock) -> bool {
+        if self.drop_page_chrome && block.in_chrome {
+            return false;
+        }
+        if block.link_density() > self.max_link_density {
+            return false;
+        }
+        matches!(block.kind, BlockKind::Heading | BlockKind::Preformatted)
+            || block.word_count() >= self.min_block_words
+    }
+}
+
+/// Settings of the whole text pipeline.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TextPrepConfig {
+    pub normalize: NormalizeOptions,
+    /// Detect the language from the text when `<html lang>` names none we can stem.
+    pub detect_language: bool,
+    /// The language when nothing says otherwise.
+    pub default_language: Language,
+    pub boilerplate: BoilerplateRules,
+}
+
+impl Default for TextPrepConfig {
+    fn default() -> Self {
+        TextPrepConfig {
+            normalize: NormalizeOptions::default(),
+            detect_language: true,
+            default_language: Language::English,
+            boilerplate: BoilerplateRules::default(),
+        }
+    }
+}
+
+/// A page after extraction and language decision.
+#[derive(Debug, Clone)]
+pub struct PreparedPage {
+    pub extracted: ExtractedPage,
+    pub language: Language,
+    pub language_source: LanguageSource,
+}
+
+/// The text pipeline with its settings.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TextPrep {
+    config: TextPrepConfig,
+    normalizer: Normalizer,
+}
+
+impl TextPrep {
+    pub fn new(config: TextPrepConfig) -> Self {
+        TextPrep {
+            config,
+            normalizer: Normalizer::new(config.normalize),
+        }
+    }
+
+    pub fn config(&self) -> &TextPrepConfig {
+        &self.config
+    }
+
+    pub fn normalizer(&self) -> &Normalizer {
+        &self.normalizer
+    }
+
+    /// Extracts the page and decides its language.
+    pub fn prepare(&self, html: &str) -> PreparedPage {
+        let extracted = extract(html);
+        let mut sample = String::new();
+        if extracted.lang_attribute.is_none() && self.config.detect_language {
+            for block in extracted.blocks.iter().filter(|b| !b.in_chrome) {
+                sample.push_str(&block.text);
+                sample.push(' ');
+                if sample.len() > 2048 {
+                    break;
+                }
+            }
+        }
+        let (language, language_source) = decide_language(
+            extracted.lang_attribute.as_deref(),
+            &sample,
+            self.config.detect_language,
+            self.config.default_language,
+        );
+        PreparedPage {
+            extracted,
+            language,
+            language_source,
+        }
+    }
+
+    /// Fingerprints of the blocks that pass the per-page rules: what the per-host block
+    /// counts are kept for.
+    pub fn candidate_block_fingerprints(&self, page: &PreparedPage) -> Vec<u64> {
+        let mut fingerprints: Vec<u64> = page
+            .extracted
+            .blocks
+            .iter()
+            .filter(|b| self.config.boilerplate.is_content_candidate(b))
+            .map(TextBlock::fingerprint)
+            .collect();
+        fingerprints.sort_unstable();
+        fingerprints.dedup();
+        fingerprints
+    }
+
+    /// The blocks of a view. `is_host_boilerplate(fingerprint)` says whether a block recurs on
+    /// enough pages of the host to be template (only consulted for the main-content view).
+    pub fn view_blocks<'a>(
+        &'a self,
+        page: &'a PreparedPage,
+        view: View,
+        is_host_boilerplate: &'a dyn Fn(u64) -> bool,
+    ) -> impl Iterator<Item = &'a TextBlock> + 'a {
+        page.extracted.blocks.iter().filter(move |block| match view {
+            View::FullPage => true,
+            View::MainContent => {
+                self.config.boilerplate.is_content_candidate(block)
+                    && !is_host_boilerplate(block.fingerprint())
+            }
+        })
+    }
+
+    /// Hashes of the normalized tokens of a view (the input of shingling).
+    pub fn token_hashes(
+        &self,
+        page: &PreparedPage,
+        view: View,
+        is_host_boilerplate: &dyn Fn(u64) -> bool,
+    ) -> Vec<u64> {
+        let mut out = Vec::new();
+        for block in self.view_blocks(page, view, is_host_boilerplate) {
+            self.normalizer
+                .token_hashes(&block.text, page.language, &mut out);
+        }
+        out
+    }
+
+    /// The normalized tokens of a view, as strings.
+    pub fn tokens(
+        &self,
+        page: &PreparedPage,
+        view: View,
+        is_host_boilerplate: &dyn Fn(u64) -> bool,
+    ) -> Vec<String> {
+        let mut out = Vec::new();
+        for block in self.view_blocks(page, view, is_host_boilerplate) {
+            out.extend(self.normalizer.tokens(&block.text, page.language));
+        }
+        out
+    }
+
+    /// The plain text of a view, one block per line.
+    pub fn view_text(
+        &self,
+        page: &PreparedPage,
+        view: View,
+        is_host_boilerplate: &dyn Fn(u64) -> bool,
+    ) -> String {
+        let mut out = String::new();
+        for block in self.view_blocks(page, view, is_host_boilerplate) {
+            if !out.is_empty() {
+                out.push('\n');
+            }
+            out.push_str(&block.text);
+        }
+        out
+    }
+}

@@ -1,0 +1,565 @@
+//! HTML → text blocks, title, language hint, links and robots directives.
+//!
+//! This drives html5ever's *tokenizer* (the parser under `scraper`) with a small token sink
+//! instead of building a DOM: text extraction only needs tag boundaries, so skipping tree
+//! construction (node allocation, attribute copies, adoption-agency fix-ups) roughly doubles
+//! throughput. The sink switches the tokenizer into raw-text states for `<script>`, `<style>`
+//! and friends exactly as the tree builder would, so their contents never surface as text.
+
+use std::cell::RefCell;
+
+use html5ever::tendril::StrTendril;
+use html5ever::tokenizer::states::RawKind;
+use html5ever::TokenizerResult;
+use html5ever::tokenizer::{
+    BufferQueue, Tag, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts,
+};
+
+/// How a block of text was delimited in the page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum BlockKind {
+    Heading,
+    Paragraph,
+    ListItem,
+    TableCell,
+    Preformatted,
+    Other,
+}
+
+/// One block of visible text: a paragraph, heading, list item, table cell, ...
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct TextBlock {
+    /// Visible text with entities decoded and whitespace collapsed.
+    pub text: String,
+    pub kind: BlockKind,
+    /// Non-whitespace characters in the block.
+    pub chars: u32,
+    /// Non-whitespace characters inside `<a href>` links.
+    pub link_chars: u32,
+    /// Inside page chrome: `<nav>`, `<header>`, `<footer>`, `<aside>` or an element whose
+    /// id/class names navigation, menus, sidebars, footers or cookie banners.
+    pub in_chrome: bool,
+}
+
+impl TextBlock {
+    /// Share of the block's characters that are link text (0.0 ..= 1.0).
+    pub fn link_density(&self) -> f32 {
+        if self.chars == 0 {
+            0.0
+        } else {
+            self.link_chars as f32 / self.chars as f32
+        }
+    }
+
+    /// Number of whitespace-separated words.
+    pub fn word_count(&self) -> usize {
+        self.text.split_ascii_whitespace().count()
+    }
+
+    /// 64-bit fingerprint of the block's case-folded text: the key for per-host block counts.
+    pub fn fingerprint(&self) -> u64 {
+        block_fingerprint(&self.text)
+    }
+}
+
+/// Fingerprint of a text block, insensitive to case and whitespace runs.
+pub fn block_fingerprint(text: &str) -> u64 {
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    let mut buf = [0u8; 4];
+    for word in text.split_whitespace() {
+        for c in word.chars() {
+            for lc in c.to_lowercase() {
+                hasher.update(lc.encode_utf8(&mut buf).as_bytes());
+            }
+        }
+        hasher.update(b" ");
+    }
+    hasher.digest()
+}
+
+/// Where a link was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum LinkKind {
+    /// `<a href>` / `<area href>`
+    Anchor,
+    /// `<iframe src>` / `<frame src>`
+    Frame,
+    /// `<meta http-equiv=refresh content="0; url=...">`
+    MetaRefresh,
+}
+
+/// A link as written in the page (not yet resolved against the base URL).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct PageLink {
+    pub href: String,
+    pub kind: LinkKind,
+    /// `rel` contains `nofollow`.
+    pub nofollow: bool,
+}
+
+/// `<meta name="robots">` directives found in the page.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct RobotsMeta {
+    pub noindex: bool,
+    pub nofollow: bool,
+}
+
+impl RobotsMeta {
+    /// Parses a robots directive list as found in `<meta name=robots content>` or the
+    /// `X-Robots-Tag` header (`noindex, nofollow`, `none`, ...). Unknown directives are ignored.
+    pub fn parse(directives: &str) -> RobotsMeta {
+        let mut meta = RobotsMeta::default();
+        meta.merge(directives);
+        meta
+    }
+
+    /// Adds the directives of another list (several meta tags / headers combine).
+    pub fn merge(&mut self, directives: &str) {
+        for directive in directives.split([',', ' ']) {
+            // X-Robots-Tag may be prefixed with a user agent: "googlebot: noindex".
+            let directive = directive.rsplit(':').next().unwrap_or("").trim();
+            match directive.to_ascii_lowercase().as_str() {
+                "noindex" => self.noindex = true,
+                "nofollow" => self.nofollow = true,
+                "none" => {
+                    self.noindex = true;
+                    self.nofollow = true;
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// Everything the pipeline needs from one HTML document.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ExtractedPage {
+    pub title: Option<String>,
+    pub blocks: Vec<TextBlock>,
+    pub links: Vec<PageLink>,
+    /// `<html lang>` as written, e.g. `en-US`.
+    pub lang_attribute: Option<String>,
+    /// `<link rel=canonical href>` as written.
+    pub canonical: Option<String>,
+    /// `<base href>` as written.
+    pub base_href: Option<String>,
+    pub robots: RobotsMeta,
+}
+
+impl ExtractedPage {
+    /// All visible text, one block per line.
+    pub fn full_text(&self) -> String {
+        let mut out = String::new();
+        for block in &self.blocks {
+            if !out.is_empty() {
+                out.push('\n');
+            }
+            out.push_str(&block.text);
+        }
+        out
+    }
+}
+
+/// Elements whose content is never visible text.
+fn raw_kind_of_skipped(name: &str) -> Option<RawKind> {
+    match name {
+        "script" => Some(RawKind::ScriptData),
+        "style" | "xmp" | "iframe" | "noembed" | "noframes" | "noscript" => Some(RawKind::Rawtext),
+        _ => None,
+    }
+}
+
+/// Elements whose whole subtree is skipped (their text is parsed normally but not kept).
+fn is_skipped_subtree(name: &str) -> bool {
+    matches!(name, "template" | "svg" | "math" | "head")
+}
+
+fn is_head_content(name: &str) -> bool {
+    matches!(
+        name,
+        "head" | "title" | "meta" | "link" | "script" | "style" | "base" | "noscript" | "template"
+    )
+}
+
+fn block_kind(name: &str) -> Option<BlockKind> {
+    Some(match name {
+        "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => BlockKind::Heading,
+        "p" => BlockKind::Paragraph,
+        "li" | "dt" | "dd" => BlockKind::ListItem,
+        "td" | "th" | "caption" => BlockKind::TableCell,
+        "pre" => BlockKind::Preformatted,
+        "address" | "article" | "aside" | "blockquote" | "body" | "br" | "details" | "dialog"
+        | "div" | "dl" | "fieldset" | "figcaption" | "figure" | "footer" | "form" | "header"
+        | "hgroup" | "hr" | "html" | "legend" | "main" | "nav" | "ol" | "option" | "section"
+        | "summary" | "table" | "tbody" | "tfoot" | "thead" | "tr" | "ul" | "button" | "label"
+        | "textarea" | "center" | "menu" => BlockKind::Other,
+        _ => return None,
+    })
+}
+
+fn is_void(name: &str) -> bool {
+    matches!(
+        name,
+        "area"
+            | "base"
+            | "br"
+            | "col"
+            | "embed"
+            | "hr"
+            | "img"
+            | "input"
+            | "link"
+            | "meta"
+            | "param"
+            | "source"
+            | "track"
+            | "wbr"
+    )
+}
+
+fn is_chrome_element(name: &str) -> bool {
+    matches!(name, "nav" | "header" | "footer" | "aside" | "menu")
+}
+
+/// id/class words that mark page chrome on sites that do not use semantic elements.
+fn attribute_names_chrome(value: &str) -> bool {
+    const MARKERS: [&str; 12] = [
+        "nav",
+        "menu",
+        "footer",
+        "sidebar",
+        "cookie",
+        "consent",
+        "breadcrumb",
+        "masthead",
+        "banner",
+        "topbar",
+        "toolbar",
+        "skip-link",
+    ];
+    value
+        .split(|c: char| c.is_ascii_whitespace() || c == '-' || c == '_')
+        .any(|word| {
+            let word = word.to_ascii_lowercase();
+            MARKERS
+                .iter()
+                .any(|m| word == *m || (word.starts_with(m) && m.len() >= 4))
+        })
+}
+
+/// Deepest element nesting tracked; deeper (pathological) markup is flattened.
+const MAX_OPEN_ELEMENTS: usize = 512;
+
+struct OpenElement {
+    name: html5ever::LocalName,
+    chrome: bool,
+    skipped: bool,
+    link: bool,
+}
+
+#[derive(Default)]
+struct SinkState {
+    page: ExtractedPage,
+    open: Vec<OpenElement>,
+    chrome_depth: usize,
+    skip_depth: usize,
+    link_depth: usize,
+    in_title: bool,
+    title: String,
+    current: String,
+    current_chars: u32,
+    current_link_chars: u32,
+    current_kind: Option<BlockKind>,
+    /// The buffer ends in whitespace (or is empty): collapse further whitespace.
+    pending_space: bool,
+}
+
+impl SinkState {
+    fn flush_block(&mut self) {
+        let text = self.current.trim_end();
+        if !text.is_empty() {
+            self.page.blocks.push(TextBlock {
+                text: text.to_string(),
+                kind: self.current_kind.unwrap_or(BlockKind::Other),
+                chars: self.current_chars,
+                link_chars: self.current_link_chars,
+                in_chrome: self.chrome_depth > 0,
+            });
+        }
+        self.current.clear();
+        self.current_chars = 0;
+        self.current_link_chars = 0;
+        self.current_kind = None;
+        self.pending_space = false;
+    }
+
+    fn push_text(&mut self, text: &str) {
+        if self.in_title {
+            self.title.push_str(text);
+            return;
+        }
+        if self.skip_depth > 0 {
+            return;
+        }
+        let in_link = self.link_depth > 0;
+        for c in text.chars() {
+            if c.is_whitespace() {
+                if !self.pending_space && !self.current.is_empty() {
+                    self.current.push(' ');
+                }
+                self.pending_space = true;
+            } else if c != '\0' {
+                self.current.push(c);
+                self.pending_space = false;
+                self.current_chars += 1;
+                if in_link {
+                    self.current_link_chars += 1;
+                }
+            }
+        }
+    }
+
+    fn start_tag(&mut self, tag: &Tag) -> TokenSinkResult<()> {
+        let name: &str = &tag.name;
+        if !is_head_content(name) {
+            // Content outside the head's vocabulary closes an unclosed `<head>` (as the HTML
+            // tree builder does); otherwise a missing `</head>` would hide the whole body.
+            self.close_open("head");
+        }
+        let attr = |wanted: &str| {
+            tag.attrs
+                .iter()
+                .find(|a| &*a.name.local == wanted)
+                .map(|a| a.value.to_string())
+        };
+        match name {
+            "a" | "area" => {
+                if let Some(href) = attr("href") {
+                    let nofollow = attr("rel")
+                        .map(|rel| rel.to_ascii_lowercase().contains("nofollow"))
+                        .unwrap_or(false);
+                    self.page.links.push(PageLink {
+                        href,
+                        kind: LinkKind::Anchor,
+                        nofollow,
+                    });
+                }
+            }
+            "iframe" | "frame" => {
+                if let Some(src) = attr("src") {
+                    self.page.links.push(PageLink {
+                        href: src,
+                        kind: LinkKind::Frame,
+                        nofollow: false,
+                    });
+                }
+            }
+            "html" => {
+                if self.page.lang_attribute.is_none() {
+                    self.page.lang_attribute = attr("lang").filter(|l| !l.trim().is_empty());
+                }
+            }
+            "base" => {
+                if self.page.base_href.is_none() {
+                    self.page.base_href = attr("href");
+                }
+            }
+            "link" => {
+                let is_canonical = attr("rel")
+                    .map(|rel| {
+                        rel.split_ascii_whitespace()
+                            .any(|r| r.eq_ignore_ascii_case("canonical"))
+                    })
+                    .unwrap_or(false);
+                if is_canonical && self.page.canonical.is_none() {
+                    self.page.canonical = attr("href");
+                }
+            }
+            "meta" => self.meta_tag(&attr),
+            "title" => {
+                if self.page.title.is_none() && !self.in_title {
+                    self.in_title = true;
+                    self.title.clear();
+                }
+                return TokenSinkResult::RawData(RawKind::Rcdata);
+            }
+            _ => {}
+        }
+
+        if let Some(kind) = block_kind(name) {
+            self.flush_block();
+            self.current_kind = Some(kind);
+        }
+        if let Some(raw) = raw_kind_of_skipped(name) {
+            // Raw-text elements end at their own end tag, which the tokenizer guarantees.
+            self.skip_depth += 1;
+            self.open.push(OpenElement {
+                name: tag.name.clone(),
+                chrome: false,
+                skipped: true,
+                link: false,
+            });
+            return TokenSinkResult::RawData(raw);
+        }
+        if name == "textarea" {
+            return TokenSinkResult::RawData(RawKind::Rcdata);
+        }
+        if name == "plaintext" {
+            return TokenSinkResult::Plaintext;
+        }
+        if is_void(name) || tag.self_closing || self.open.len() >= MAX_OPEN_ELEMENTS {
+            return TokenSinkResult::Continue;
+        }
+        let chrome = is_chrome_element(name)
+            || attr("id").is_some_and(|v| attribute_names_chrome(&v))
+            || attr("class").is_some_and(|v| attribute_names_chrome(&v))
+            || attr("role").is_some_and(|v| {
+                matches!(v.as_str(), "navigation" | "banner" | "contentinfo" | "menu")
+            });
+        let skipped = is_skipped_subtree(name);
+        let link = name == "a";
+        self.chrome_depth += chrome as usize;
+        self.skip_depth += skipped as usize;
+        self.link_depth += link as usize;
+        self.open.push(OpenElement {
+            name: tag.name.clone(),
+            chrome,
+            skipped,
+            link,
+        });
+        TokenSinkResult::Continue
+    }
+
+    fn meta_tag(&mut self, attr: &dyn Fn(&str) -> Option<String>) {
+        if let Some(meta_name) = attr("name") {
+            if meta_name.eq_ignore_ascii_case("robots") {
+                if let Some(content) = attr("content") {
+                    self.page.robots.merge(&content);
+                }
+            }
+        } else if let Some(equiv) = attr("http-equiv")
+            && equiv.eq_ignore_ascii_case("refresh")
+            && let Some(content) = attr("content")
+            && let Some(target) = meta_refresh_target(&content)
+        {
+            self.page.links.push(PageLink {
+                href: target,
+                kind: LinkKind::MetaRefresh,
+                nofollow: false,
+            });
+        }
+    }
+
+    fn end_tag(&mut self, tag: &Tag) {
+        let name: &str = &tag.name;
+        if name == "title" {
+            if self.in_title {
+                self.in_title = false;
+                let title = collapse_whitespace(&self.title);
+                if !title.is_empty() {
+                    self.page.title = Some(title);
+                }
+            }
+            return;
+        }
+        if block_kind(name).is_some() {
+            self.flush_block();
+        }
+        self.close_open(name);
+    }
+
+    /// Pops to the innermost open element called `name`; an end tag with no open match is
+    /// ignored (a stray `</div>` in broken markup must not close the whole page).
+    fn close_open(&mut self, name: &str) {
+        if let Some(position) = self.open.iter().rposition(|e| &*e.name == name) {
+            for element in self.open.drain(position..) {
+                self.chrome_depth -= element.chrome as usize;
+                self.skip_depth -= element.skipped as usize;
+                self.link_depth -= element.link as usize;
+            }
+        }
+    }
+}
+
+fn meta_refresh_target(content: &str) -> Option<String> {
+    let lower = content.to_ascii_lowercase();
+    let at = lower.find("url")?;
+    let rest = content[at + 3..].trim_start();
+    let rest = rest.strip_prefix('=')?.trim();
+    let rest = rest.trim_matches(|c| c == '\'' || c == '"');
+    (!rest.is_empty()).then(|| rest.to_string())
+}
+
+fn collapse_whitespace(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+struct ExtractSink {
+    state: RefCell<SinkState>,
+}
+
+impl TokenSink for ExtractSink {
+    type Handle = ();
+
+    fn process_token(&self, token: Token, _line: u64) -> TokenSinkResult<()> {
+        let mut state = self.state.borrow_mut();
+        match token {
+            Token::CharacterTokens(text) => state.push_text(&text),
+            Token::TagToken(tag) => match tag.kind {
+                TagKind::StartTag => return state.start_tag(&tag),
+                TagKind::EndTag => state.end_tag(&tag),
+            },
+            // Comments, doctype, NULs and parse errors carry no visible text.
+            _ => {}
+        }
+        TokenSinkResult::Continue
+    }
+}
+
+/// Extracts blocks, title, links and directives from an HTML document.
+///
+/// Never fails: malformed markup is tokenized the way browsers do (html5ever), stray end tags
+/// are ignored and unclosed elements end with the document.
+pub fn extract(html: &str) -> ExtractedPage {
+    let sink = ExtractSink {
+        state: RefCell::new(SinkState::default()),
+    };
+    let tokenizer = Tokenizer::new(sink, TokenizerOpts::default());
+    let input = BufferQueue::default();
+    input.push_back(StrTendril::from_slice(html));
+    while let TokenizerResult::Script(()) = tokenizer.feed(&input) {}
+    tokenizer.end();
+    let mut state = tokenizer.sink.state.into_inner();
+    state.flush_block();
+    if state.in_title {
+        let title = collapse_whitespace(&state.title);
+        if !title.is_empty() {
+            state.page.title = Some(title);
+        }
+    }
+    state.page
+}
+
+/// The reference extractor: a full `scraper` DOM walk with the same skip rules, kept for
+/// tests (agreement on real pages) and as the naive baseline in the benchmark.
+pub fn extract_text_with_dom(html: &str) -> String {
+    let document = scraper::Html::parse_document(html);
+    let mut out = String::new();
+    let root = document.root_element();
+    for node in root.descendants() {
+        if let Some(text) = node.value().as_text() {
+            let hidden = node.ancestors().any(|a| {
+                a.value().as_element().is_some_and(|e| {
+                    raw_kind_of_skipped(e.name()).is_some() || is_skipped_subtree(e.name())
+                })
+            });
+            if !hidden {
+                for word in text.split_whitespace() {
+                    out.push_str(word);
+                    out.push(' ');
+                }
+            }
+        }
+    }
+    out
+}
