@@ -45,7 +45,9 @@ use dedupcrawl_sketch::{LshParams, MinHashSignature, ModSample, PayloadDigest, T
 /// Errors of the index.
 #[derive(Debug, thiserror::Error)]
 pub enum IndexError {
-    #[error("the dedup index store failed: {0} (check disk space and permissions of the index directory)")]
+    #[error(
+        "the dedup index store failed: {0} (check disk space and permissions of the index directory)"
+    )]
     Storage(#[from] sled::Error),
     #[error(
         "the index at {path} has on-disk format {found:?}, this build reads {expected:?}: \
@@ -177,9 +179,18 @@ pub enum DedupDecision {
         id: Option<DocumentId>,
         contains: Option<(DocumentRef, f64)>,
     },
-    ExactDuplicate { of: DocumentRef, basis: ExactBasis },
-    NearDuplicate { of: DocumentRef, similarity: f64 },
-    Contained { within: DocumentRef, containment: f64 },
+    ExactDuplicate {
+        of: DocumentRef,
+        basis: ExactBasis,
+    },
+    NearDuplicate {
+        of: DocumentRef,
+        similarity: f64,
+    },
+    Contained {
+        within: DocumentRef,
+        containment: f64,
+    },
 }
 
 impl DedupDecision {
@@ -199,7 +210,8 @@ pub struct IndexStats {
 /// A persistent, concurrent dedup index.
 pub trait DedupIndex: Send + Sync {
     /// Checks a document against everything indexed and records it if it is new, atomically.
-    fn check_and_insert(&self, document: &DocumentFingerprint) -> Result<DedupDecision, IndexError>;
+    fn check_and_insert(&self, document: &DocumentFingerprint)
+    -> Result<DedupDecision, IndexError>;
     /// The same check without recording anything.
     fn lookup(&self, document: &DocumentFingerprint) -> Result<DedupDecision, IndexError>;
     /// Forgets a document; `false` if it was not there.

@@ -116,7 +116,10 @@ impl BandTables {
                     slot.insert(id);
                 }
                 std::collections::hash_map::Entry::Occupied(_) => {
-                    let members = self.overflow.entry(Self::overflow_key(band, key)).or_default();
+                    let members = self
+                        .overflow
+                        .entry(Self::overflow_key(band, key))
+                        .or_default();
                     if members.len() < MAX_BUCKET_MEMBERS {
                         members.push(id);
                     }
@@ -292,14 +295,23 @@ impl SledDedupIndex {
     }
 
     fn find_exact(&self, doc: &DocumentFingerprint) -> Result<Option<DedupDecision>, IndexError> {
-        if let Some(id) = self.tree.get(payload_key(doc))?.as_deref().and_then(read_id) {
+        if let Some(id) = self
+            .tree
+            .get(payload_key(doc))?
+            .as_deref()
+            .and_then(read_id)
+        {
             return Ok(Some(DedupDecision::ExactDuplicate {
                 of: self.reference(id)?,
                 basis: ExactBasis::Payload,
             }));
         }
         if let Some(digest) = doc.tokens
-            && let Some(id) = self.tree.get(tokens_key(digest.0))?.as_deref().and_then(read_id)
+            && let Some(id) = self
+                .tree
+                .get(tokens_key(digest.0))?
+                .as_deref()
+                .and_then(read_id)
         {
             return Ok(Some(DedupDecision::ExactDuplicate {
                 of: self.reference(id)?,
@@ -354,14 +366,19 @@ impl SledDedupIndex {
         probes.truncate(CONTAINMENT_PROBES);
         let mut hits: FxHashMap<DocumentId, usize> = FxHashMap::default();
         for value in probes {
-            for entry in self.tree.scan_prefix(posting_prefix(value)).take(POSTINGS_PER_PROBE) {
+            for entry in self
+                .tree
+                .scan_prefix(posting_prefix(value))
+                .take(POSTINGS_PER_PROBE)
+            {
                 let (key, _) = entry?;
                 if let Some(id) = read_id(&key[9..]) {
                     *hits.entry(id).or_default() += 1;
                 }
             }
         }
-        let mut ranked: Vec<(DocumentId, usize)> = hits.into_iter().filter(|&(_, n)| n >= 2).collect();
+        let mut ranked: Vec<(DocumentId, usize)> =
+            hits.into_iter().filter(|&(_, n)| n >= 2).collect();
         ranked.sort_by_key(|&(id, n)| (std::cmp::Reverse(n), id));
         ranked.truncate(16);
         let (mut inside, mut around): (Option<(DocumentId, f64)>, Option<(DocumentId, f64)>) =
@@ -476,7 +493,10 @@ impl SledDedupIndex {
 }
 
 impl DedupIndex for SledDedupIndex {
-    fn check_and_insert(&self, document: &DocumentFingerprint) -> Result<DedupDecision, IndexError> {
+    fn check_and_insert(
+        &self,
+        document: &DocumentFingerprint,
+    ) -> Result<DedupDecision, IndexError> {
         self.check(document, true)
     }
 
@@ -513,7 +533,10 @@ impl DedupIndex for SledDedupIndex {
                 batch.remove(&posting_key(value, id));
             }
         }
-        batch.insert(META_DOCUMENTS, &(tables.documents.saturating_sub(1)).to_le_bytes());
+        batch.insert(
+            META_DOCUMENTS,
+            &(tables.documents.saturating_sub(1)).to_le_bytes(),
+        );
         self.tree.apply_batch(batch)?;
         if let Some(signature) = &document.signature {
             tables.remove(&self.config.lsh.band_keys(signature), id);
@@ -547,7 +570,11 @@ impl DedupIndex for SledDedupIndex {
         Ok(IndexStats {
             documents: tables.documents,
             band_buckets: tables.first.iter().map(|t| t.len() as u64).sum::<u64>()
-                + tables.overflow.values().map(|v| v.len() as u64).sum::<u64>(),
+                + tables
+                    .overflow
+                    .values()
+                    .map(|v| v.len() as u64)
+                    .sum::<u64>(),
             bytes_on_disk: self.db.size_on_disk()?,
         })
     }

@@ -5,7 +5,9 @@ use std::fmt;
 use sha1::{Digest, Sha1};
 
 /// SHA-1 of a payload, written as WARC does: `sha1:` + RFC 4648 base32 (32 characters).
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub struct PayloadDigest(pub [u8; 20]);
 
 impl PayloadDigest {
@@ -20,7 +22,9 @@ impl PayloadDigest {
             return None;
         }
         let bytes = if value.len() == 40 {
-            data_encoding::HEXLOWER_PERMISSIVE.decode(value.as_bytes()).ok()?
+            data_encoding::HEXLOWER_PERMISSIVE
+                .decode(value.as_bytes())
+                .ok()?
         } else {
             data_encoding::BASE32
                 .decode(value.to_ascii_uppercase().as_bytes())
@@ -44,7 +48,9 @@ impl fmt::Debug for PayloadDigest {
 
 /// 128-bit XXH3 of a normalized token stream (the sequence of 64-bit token hashes): equal for
 /// pages that differ only in markup, whitespace, scripts, case, stop words or word endings.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub struct TokenDigest(pub u128);
 
 impl TokenDigest {

@@ -42,8 +42,11 @@ impl LshParams {
         for bands in 1..=k {
             for rows in 1..=(k / bands) {
                 let fp = integrate(|s| candidate_probability(s, bands, rows), 0.0, threshold);
-                let fnr =
-                    integrate(|s| 1.0 - candidate_probability(s, bands, rows), threshold, 1.0);
+                let fnr = integrate(
+                    |s| 1.0 - candidate_probability(s, bands, rows),
+                    threshold,
+                    1.0,
+                );
                 let error = fp_weight * fp + fn_weight * fnr;
                 if error < best.0 {
                     best = (error, LshParams { bands, rows });

@@ -24,12 +24,7 @@ impl MinHashSignature {
         if n == 0 {
             return 0.0;
         }
-        let equal = self
-            .0
-            .iter()
-            .zip(&other.0)
-            .filter(|(a, b)| a == b)
-            .count();
+        let equal = self.0.iter().zip(&other.0).filter(|(a, b)| a == b).count();
         equal as f64 / n as f64
     }
 

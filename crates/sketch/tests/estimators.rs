@@ -1,8 +1,8 @@
 //! The seed examples and the statistical properties of the estimators.
 
 use dedupcrawl_sketch::{
-    BottomSketch, LshParams, MinHasher, ModSample, candidate_probability, classic_minhash,
-    jaccard, shingle_set,
+    BottomSketch, LshParams, MinHasher, ModSample, candidate_probability, classic_minhash, jaccard,
+    shingle_set,
 };
 use dedupcrawl_textprep::{Language, NormalizeOptions, Normalizer, hash_token};
 use rand::rngs::StdRng;
@@ -104,7 +104,11 @@ fn one_permutation_minhash_estimates_as_well_as_classic_minhash() {
         oph.mean_absolute, oph.mean_signed, classic.mean_absolute, classic.mean_signed
     );
     assert!(oph.mean_absolute <= 0.03, "OPH MAE {}", oph.mean_absolute);
-    assert!(oph.mean_signed.abs() <= 0.005, "OPH bias {}", oph.mean_signed);
+    assert!(
+        oph.mean_signed.abs() <= 0.005,
+        "OPH bias {}",
+        oph.mean_signed
+    );
     assert!(oph.mean_absolute <= classic.mean_absolute * 1.05);
 }
 
@@ -122,8 +126,15 @@ fn densified_signatures_of_small_sets_are_unbiased() {
         pairs.push((truth, sa.similarity(&sb)));
     }
     let stats = errors(&pairs);
-    eprintln!("small sets: MAE {:.4} bias {:+.4}", stats.mean_absolute, stats.mean_signed);
-    assert!(stats.mean_signed.abs() <= 0.01, "bias {}", stats.mean_signed);
+    eprintln!(
+        "small sets: MAE {:.4} bias {:+.4}",
+        stats.mean_absolute, stats.mean_signed
+    );
+    assert!(
+        stats.mean_signed.abs() <= 0.01,
+        "bias {}",
+        stats.mean_signed
+    );
     assert!(stats.mean_absolute <= 0.05, "MAE {}", stats.mean_absolute);
 }
 
@@ -154,7 +165,10 @@ fn measured_candidate_rates_follow_the_s_curve() {
         let measured = candidates as f64 / pairs as f64;
         let expected = params.candidate_probability(level);
         eprintln!("s={level}: measured {measured:.4} expected {expected:.4}");
-        assert!((measured - expected).abs() <= 0.03, "s={level}: {measured} vs {expected}");
+        assert!(
+            (measured - expected).abs() <= 0.03,
+            "s={level}: {measured} vs {expected}"
+        );
     }
 }
 
@@ -176,7 +190,11 @@ fn mod_m_sample_size_and_containment() {
     };
     let sample = ModSample::from_shingles(&big);
     assert!(sample.modulus.is_power_of_two());
-    assert!((40..=130).contains(&sample.values.len()), "{}", sample.values.len());
+    assert!(
+        (40..=130).contains(&sample.values.len()),
+        "{}",
+        sample.values.len()
+    );
     // V at 2m derives from V at m.
     let doubled = sample.at_modulus(sample.modulus * 2);
     assert_eq!(doubled, ModSample::with_modulus(&big, sample.modulus * 2));

@@ -190,13 +190,16 @@ impl TextPrep {
         view: View,
         is_host_boilerplate: &'a dyn Fn(u64) -> bool,
     ) -> impl Iterator<Item = &'a TextBlock> + 'a {
-        page.extracted.blocks.iter().filter(move |block| match view {
-            View::FullPage => true,
-            View::MainContent => {
-                self.config.boilerplate.is_content_candidate(block)
-                    && !is_host_boilerplate(block.fingerprint())
-            }
-        })
+        page.extracted
+            .blocks
+            .iter()
+            .filter(move |block| match view {
+                View::FullPage => true,
+                View::MainContent => {
+                    self.config.boilerplate.is_content_candidate(block)
+                        && !is_host_boilerplate(block.fingerprint())
+                }
+            })
     }
 
     /// Hashes of the normalized tokens of a view (the input of shingling).

@@ -143,10 +143,14 @@ impl Normalizer {
         });
     }
 
-    fn normalize_word(&self, word: &str, language: Language, lowered: &mut String) -> Option<String> {
+    fn normalize_word(
+        &self,
+        word: &str,
+        language: Language,
+        lowered: &mut String,
+    ) -> Option<String> {
         let options = self.options;
-        if options.alphabetic_only && !word.chars().all(|c| c.is_alphabetic() || is_apostrophe(c))
-        {
+        if options.alphabetic_only && !word.chars().all(|c| c.is_alphabetic() || is_apostrophe(c)) {
             return None;
         }
         lowered.clear();
@@ -208,8 +212,9 @@ pub fn for_each_word(text: &str, mut f: impl FnMut(&str)) {
             let joins_letters = matches!(b, b'.' | b':' | b'\'')
                 && prev.is_ascii_alphabetic()
                 && next.is_ascii_alphabetic();
-            let joins_digits =
-                matches!(b, b'.' | b',' | b';' | b'\'') && prev.is_ascii_digit() && next.is_ascii_digit();
+            let joins_digits = matches!(b, b'.' | b',' | b';' | b'\'')
+                && prev.is_ascii_digit()
+                && next.is_ascii_digit();
             if joins_letters || joins_digits {
                 i += 2;
             } else {

@@ -47,7 +47,10 @@ fn script_style_comment_text_never_reaches_tokens() {
 #[test]
 fn connected_connection_connecting_stem_alike() {
     let normalizer = Normalizer::new(NormalizeOptions::default());
-    let tokens = normalizer.tokens("connected connection connecting CONNECTS", Language::English);
+    let tokens = normalizer.tokens(
+        "connected connection connecting CONNECTS",
+        Language::English,
+    );
     assert_eq!(tokens, ["connect"; 4]);
     // Each step can be switched off.
     let raw = Normalizer::new(NormalizeOptions::raw());
@@ -78,7 +81,12 @@ fn german_and_french_pages_use_their_stemmer_and_stop_words() {
     let tokens = prep.tokens(&page, View::FullPage, &|_| false);
     assert!(tokens.contains(&"enfant".to_string()), "{tokens:?}");
     assert!(tokens.contains(&"jardin".to_string()), "{tokens:?}");
-    assert!(!tokens.iter().any(|t| t == "les" || t == "dans" || t == "que"), "{tokens:?}");
+    assert!(
+        !tokens
+            .iter()
+            .any(|t| t == "les" || t == "dans" || t == "que"),
+        "{tokens:?}"
+    );
 }
 
 #[test]
@@ -142,13 +150,21 @@ fn agrees_with_a_scraper_dom_walk_on_real_rust_docs() {
     ];
     for relative in pages {
         let path = root.join(relative);
-        let html = std::fs::read_to_string(&path)
-            .unwrap_or_else(|e| panic!("{}: {e} (is the rust-docs component installed?)", path.display()));
+        let html = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+            panic!(
+                "{}: {e} (is the rust-docs component installed?)",
+                path.display()
+            )
+        });
         // Whitespace placement differs by design (inline elements join: "foo<b>bar</b>" is
         // one word here, two text nodes in the DOM); every visible character must agree.
         let ours: String = extract(&html).full_text().split_whitespace().collect();
         let dom: String = extract_text_with_dom(&html).split_whitespace().collect();
-        assert!(ours.len() > 500, "{relative}: only {} characters extracted", ours.len());
+        assert!(
+            ours.len() > 500,
+            "{relative}: only {} characters extracted",
+            ours.len()
+        );
         assert_eq!(ours, dom, "{relative}: text differs from the DOM walk");
     }
 }

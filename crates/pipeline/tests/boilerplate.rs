@@ -1,0 +1,191 @@
+//! The two boilerplate mechanisms, end to end through a real sled index.
+
+use std::sync::Arc;
+
+use dedupcrawl_index::{DedupDecision, SledDedupIndex};
+use dedupcrawl_pipeline::{DedupSettings, DedupStage};
+use dedupcrawl_textprep::View;
+
+const WORDS: &[&str] = &[
+    "river", "mountain", "engine", "library", "garden", "window", "market", "harbor", "signal",
+    "forest", "bridge", "castle", "planet", "rocket", "letter", "silver", "winter", "summer",
+    "valley", "meadow", "thunder", "lantern", "compass", "harvest", "journey", "whisper",
+    "crystal", "shadow", "orchard", "glacier", "canyon", "voyage", "anchor", "beacon", "cobalt",
+    "dragon", "ember", "falcon", "granite", "horizon", "island", "jasmine", "kettle", "lagoon",
+    "marble", "nectar", "oasis", "pepper", "quartz", "raven", "saddle", "timber", "umbrella",
+    "velvet", "walnut", "yonder", "zephyr", "bakery", "cellar", "dynamo", "fabric", "goblet",
+];
+
+/// Deterministic prose: `n` words chosen by a seeded generator.
+fn prose(seed: u64, n: usize) -> String {
+    let mut state = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
+    let mut out = Vec::with_capacity(n);
+    for _ in 0..n {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        out.push(WORDS[(state >> 33) as usize % WORDS.len()]);
+    }
+    out.join(" ")
+}
+
+/// A heavy template: navigation, sidebar, cookie banner, a large *unmarked* legal block (only
+/// the per-host mechanism can recognise it) and a footer, around `content`.
+fn heavy_template(title: &str, content: &str) -> String {
+    let nav: String = (0..40)
+        .map(|i| format!("<a href=\"/section/{i}\">Section {i}</a> "))
+        .collect();
+    format!(
+        "<html lang=\"en\"><head><title>{title}</title><script>track('{title}')</script></head>\
+         <body><div class=\"top-nav\">{nav}</div>\
+         <div class=\"sidebar\"><p>{}</p></div>\
+         <div class=\"cookie-banner\"><p>{}</p></div>\
+         <h1>{title}</h1><p>{content}</p>\
+         <div class=\"legal\"><p>{}</p></div>\
+         <footer><p>{}</p></footer></body></html>",
+        prose(1, 60),
+        prose(2, 40),
+        prose(3, 150),
+        prose(4, 80),
+    )
+}
+
+fn stage(dir: &std::path::Path, view: View) -> DedupStage {
+    let settings = DedupSettings {
+        view,
+        ..DedupSettings::default()
+    };
+    let index = SledDedupIndex::open(dir, settings.index_config()).unwrap();
+    DedupStage::new(Arc::new(index), settings)
+}
+
+#[test]
+fn distinct_short_pages_on_one_heavy_template_are_not_near_duplicates() {
+    let dir = tempfile::tempdir().unwrap();
+    let stage = stage(dir.path(), View::MainContent);
+    for i in 0..50 {
+        let html = heavy_template(&format!("Product {i}"), &prose(100 + i, 40));
+        let name = format!("https://shop.example/product/{i}");
+        let verdict = stage
+            .check_html(&name, "shop.example", html.as_bytes(), &html)
+            .unwrap();
+        assert!(
+            verdict.decision.is_new(),
+            "page {i} judged {:?} in the main-content view",
+            verdict.decision
+        );
+    }
+    assert_eq!(stage.index().stats().unwrap().documents, 50);
+}
+
+#[test]
+fn the_full_page_view_is_fooled_by_the_same_template() {
+    // The contrast that shows the test above can fail: without boilerplate removal the
+    // template dominates and most pages look like the first.
+    let dir = tempfile::tempdir().unwrap();
+    let stage = stage(dir.path(), View::FullPage);
+    let duplicates = (0..50)
+        .filter(|&i| {
+            let html = heavy_template(&format!("Product {i}"), &prose(100 + i, 40));
+            let name = format!("https://shop.example/product/{i}");
+            !stage
+                .check_html(&name, "shop.example", html.as_bytes(), &html)
+                .unwrap()
+                .decision
+                .is_new()
+        })
+        .count();
+    assert!(
+        duplicates >= 40,
+        "only {duplicates} of 50 judged duplicates"
+    );
+}
+
+#[test]
+fn the_host_learns_its_template_blocks() {
+    let dir = tempfile::tempdir().unwrap();
+    let stage = stage(dir.path(), View::MainContent);
+    let legal = dedupcrawl_textprep::block_fingerprint(&prose(3, 150));
+    for i in 0..3 {
+        let html = heavy_template(&format!("Page {i}"), &prose(200 + i, 60));
+        stage
+            .check_html(
+                &format!("https://a.example/{i}"),
+                "a.example",
+                html.as_bytes(),
+                &html,
+            )
+            .unwrap();
+    }
+    let counts = stage
+        .index()
+        .block_page_counts("a.example", &[legal])
+        .unwrap();
+    assert_eq!(counts, [3]);
+    // Another host has learnt nothing.
+    assert_eq!(
+        stage
+            .index()
+            .block_page_counts("b.example", &[legal])
+            .unwrap(),
+        [0]
+    );
+    // The legal block is no longer in the main content of the host's next page.
+    let html = heavy_template("Next", &prose(300, 60));
+    let page = stage.textprep().prepare(&html);
+    let counts_known =
+        |fp: u64| stage.index().block_page_counts("a.example", &[fp]).unwrap()[0] >= 2;
+    let text = stage
+        .textprep()
+        .view_text(&page, View::MainContent, &counts_known);
+    assert!(!text.contains(&prose(3, 150)));
+    assert!(text.contains(&prose(300, 60)));
+}
+
+#[test]
+fn the_same_article_in_two_templates_is_a_near_duplicate() {
+    let dir = tempfile::tempdir().unwrap();
+    let stage = stage(dir.path(), View::MainContent);
+    let article: Vec<String> = (0..6)
+        .map(|p| format!("<p>{}</p>", prose(500 + p, 80)))
+        .collect();
+    let article = article.join("\n");
+    let first = heavy_template(
+        "Story",
+        &format!("{article}<p>Published Monday 09:00 by the desk staff</p>"),
+    );
+    let second = format!(
+        "<html><body><header><nav><a href=\"/\">Other Site</a><a href=\"/news\">News</a></nav></header>\
+         <main><article><h2>Syndicated story</h2>{article}\
+         <p>Reprinted Tuesday 14:30 with permission of the original</p></article></main>\
+         <aside><p>{}</p></aside><footer><p>{}</p></footer></body></html>",
+        prose(900, 50),
+        prose(901, 70)
+    );
+    let a = stage
+        .check_html(
+            "https://a.example/story",
+            "a.example",
+            first.as_bytes(),
+            &first,
+        )
+        .unwrap();
+    assert!(a.decision.is_new());
+    let b = stage
+        .check_html(
+            "https://b.example/syndicated",
+            "b.example",
+            second.as_bytes(),
+            &second,
+        )
+        .unwrap();
+    match b.decision {
+        DedupDecision::NearDuplicate { of, similarity } => {
+            assert_eq!(of.name, "https://a.example/story");
+            assert!(similarity >= 0.8, "{similarity}");
+        }
+        other => panic!("expected a near duplicate, got {other:?}"),
+    }
+}
