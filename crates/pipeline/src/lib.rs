@@ -157,7 +157,18 @@ impl DedupStage {
         payload: &[u8],
         html: &str,
     ) -> Result<(DocumentFingerprint, PreparedPage, View, usize), IndexError> {
-        let page = self.textprep.prepare(html);
+        self.fingerprint_prepared(name, host, payload, self.textprep.prepare(html))
+    }
+
+    /// [`fingerprint_html`](Self::fingerprint_html) of a page already extracted (extraction
+    /// can run in parallel; the fingerprint depends on the host's template learnt so far).
+    pub fn fingerprint_prepared(
+        &self,
+        name: &str,
+        host: &str,
+        payload: &[u8],
+        page: PreparedPage,
+    ) -> Result<(DocumentFingerprint, PreparedPage, View, usize), IndexError> {
         let candidates = self.textprep.candidate_block_fingerprints(&page);
         let mut view = self.settings.view;
         let mut token_hashes = match view {
@@ -201,8 +212,19 @@ impl DedupStage {
         payload: &[u8],
         html: &str,
     ) -> Result<PageVerdict, IndexError> {
+        self.check_prepared(name, host, payload, self.textprep.prepare(html))
+    }
+
+    /// [`check_html`](Self::check_html) of a page already extracted.
+    pub fn check_prepared(
+        &self,
+        name: &str,
+        host: &str,
+        payload: &[u8],
+        page: PreparedPage,
+    ) -> Result<PageVerdict, IndexError> {
         let (fingerprint, page, view, token_count) =
-            self.fingerprint_html(name, host, payload, html)?;
+            self.fingerprint_prepared(name, host, payload, page)?;
         let decision = self.index.check_and_insert(&fingerprint)?;
         Ok(PageVerdict {
             decision,

@@ -1,0 +1,208 @@
+//! `dedupcrawl dedup PATH... --index DIR`: offline dedup of HTML files on disk.
+//!
+//! Files are read in sorted order per PATH (deterministic decisions). Extraction and language
+//! detection, the expensive part, run in parallel in chunks; the decision (which depends on
+//! the host's learnt template and on every earlier document) runs in order.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::Context;
+use dedupcrawl_index::{DedupDecision, SledDedupIndex};
+use dedupcrawl_pipeline::{DedupSettings, DedupStage};
+use rayon::prelude::*;
+
+use crate::compare::ViewArg;
+
+#[derive(clap::Args)]
+pub struct DedupArgs {
+    /// Directories (mirrors on disk) or single HTML files. Each PATH is one site for template
+    /// learning.
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+    /// The persistent index directory (created if missing; reuse it to dedup across runs).
+    #[arg(long)]
+    pub index: PathBuf,
+    /// Near-duplicate threshold on estimated resemblance.
+    #[arg(long, default_value_t = 0.8)]
+    pub threshold: f64,
+    /// Write the JSONL decisions to FILE instead of stdout.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Which text to compare: main (boilerplate out) or full.
+    #[arg(long, value_enum, default_value = "main")]
+    pub view: ViewArg,
+    /// Hide the progress bar.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+#[derive(serde::Serialize)]
+struct DecisionLine<'a> {
+    path: &'a str,
+    decision: &'static str,
+    duplicate_of: Option<&'a str>,
+    similarity: Option<f64>,
+}
+
+#[derive(Default)]
+struct Summary {
+    documents: u64,
+    new: u64,
+    exact: u64,
+    near: u64,
+    contained: u64,
+    unreadable: u64,
+    originals_with_duplicates: std::collections::HashSet<u32>,
+}
+
+fn html_files(root: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    if root.is_file() {
+        return Ok(vec![root.to_path_buf()]);
+    }
+    if !root.is_dir() {
+        anyhow::bail!(
+            "{} is neither a file nor a directory: check the path",
+            root.display()
+        );
+    }
+    let mut files = Vec::new();
+    for entry in walkdir::WalkDir::new(root).sort_by_file_name() {
+        let entry = entry.with_context(|| format!("cannot walk {}", root.display()))?;
+        let is_html = entry
+            .path()
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("html") || e.eq_ignore_ascii_case("htm"));
+        if entry.file_type().is_file() && is_html {
+            files.push(entry.into_path());
+        }
+    }
+    Ok(files)
+}
+
+pub fn run(args: DedupArgs) -> anyhow::Result<()> {
+    let settings = DedupSettings {
+        threshold: args.threshold,
+        view: args.view.into(),
+        ..DedupSettings::default()
+    };
+    settings
+        .validate()
+        .map_err(|e| anyhow::anyhow!("--threshold: {e}"))?;
+    std::fs::create_dir_all(&args.index)
+        .with_context(|| format!("cannot create the index directory {}", args.index.display()))?;
+    let index = SledDedupIndex::open(&args.index, settings.index_config())
+        .with_context(|| format!("cannot open the index at {}", args.index.display()))?;
+    let stage = DedupStage::new(Arc::new(index), settings);
+
+    let mut sites = Vec::new();
+    for root in &args.paths {
+        sites.push((root.clone(), html_files(root)?));
+    }
+    let total: usize = sites.iter().map(|(_, files)| files.len()).sum();
+    let progress = if args.quiet {
+        indicatif::ProgressBar::hidden()
+    } else {
+        indicatif::ProgressBar::new(total as u64)
+    };
+    progress.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{elapsed_precise} [{bar:40}] {pos}/{len} files {per_sec} {msg}",
+        )
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    let mut out: Box<dyn Write> = match &args.out {
+        Some(path) => Box::new(std::io::BufWriter::new(
+            std::fs::File::create(path)
+                .with_context(|| format!("cannot create {}", path.display()))?,
+        )),
+        None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
+    };
+    let mut summary = Summary::default();
+    for (root, files) in &sites {
+        let host = root.display().to_string();
+        for chunk in files.chunks(256) {
+            // Reading and extraction in parallel; decisions in order.
+            let loaded: Vec<_> = chunk
+                .par_iter()
+                .map(|path| {
+                    let bytes = std::fs::read(path);
+                    let page = bytes
+                        .as_ref()
+                        .ok()
+                        .map(|b| stage.textprep().prepare(&String::from_utf8_lossy(b)));
+                    (path.display().to_string(), bytes, page)
+                })
+                .collect();
+            for (path, bytes, page) in loaded {
+                progress.inc(1);
+                summary.documents += 1;
+                let bytes = match bytes {
+                    Ok(bytes) => bytes,
+                    Err(error) => {
+                        tracing::warn!(%path, %error, "unreadable file skipped");
+                        summary.unreadable += 1;
+                        continue;
+                    }
+                };
+                let Some(page) = page else { continue };
+                let verdict = stage
+                    .check_prepared(&path, &host, &bytes, page)
+                    .with_context(|| format!("index update failed at {path}"))?;
+                let (decision, duplicate_of, similarity) = match &verdict.decision {
+                    DedupDecision::New { .. } => {
+                        summary.new += 1;
+                        ("new", None, None)
+                    }
+                    DedupDecision::ExactDuplicate { of, .. } => {
+                        summary.exact += 1;
+                        summary.originals_with_duplicates.insert(of.id);
+                        ("exact_duplicate", Some(of.name.as_str()), Some(1.0))
+                    }
+                    DedupDecision::NearDuplicate { of, similarity } => {
+                        summary.near += 1;
+                        summary.originals_with_duplicates.insert(of.id);
+                        ("near_duplicate", Some(of.name.as_str()), Some(*similarity))
+                    }
+                    DedupDecision::Contained {
+                        within,
+                        containment,
+                    } => {
+                        summary.contained += 1;
+                        summary.originals_with_duplicates.insert(within.id);
+                        ("contained", Some(within.name.as_str()), Some(*containment))
+                    }
+                };
+                serde_json::to_writer(
+                    &mut out,
+                    &DecisionLine {
+                        path: &path,
+                        decision,
+                        duplicate_of,
+                        similarity,
+                    },
+                )?;
+                out.write_all(b"\n")?;
+            }
+        }
+    }
+    out.flush()?;
+    stage.index().flush().context("cannot flush the index")?;
+    progress.finish_and_clear();
+    eprintln!(
+        "documents {}  new {}  exact duplicates {}  near duplicates {}  contained {}  clusters {}{}",
+        summary.documents,
+        summary.new,
+        summary.exact,
+        summary.near,
+        summary.contained,
+        summary.originals_with_duplicates.len(),
+        if summary.unreadable > 0 {
+            format!("  unreadable {}", summary.unreadable)
+        } else {
+            String::new()
+        }
+    );
+    Ok(())
+}

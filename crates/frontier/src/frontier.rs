@@ -1,0 +1,1186 @@
+//! The persistent, polite frontier: which URL to fetch next, and when.
+//!
+//! # Storage (sled trees of the caller's [`sled::Db`], all named `frontier_*`)
+//! | tree | key | value |
+//! |---|---|---|
+//! | `frontier_seen` | 128-bit XXH3 of the canonical URL (16 bytes) | empty |
+//! | `frontier_queue` | host `\0` sequence (u64 BE) | entry (JSON) |
+//! | `frontier_in_flight` | lease id (u64 BE) | entry |
+//! | `frontier_delayed` | due time (Unix ms, u64 BE) + unique id | entry waiting for a retry |
+//! | `frontier_host_delay` | host | per-host delay in ms (robots Crawl-delay) |
+//! | `frontier_meta` | counter name | u64 BE (`seen`, `queued`, `delayed`) |
+//!
+//! The seen set stores a 128-bit hash instead of the URL: 16 bytes a key whatever the URL
+//! length, and at 10⁹ URLs the chance of any collision is ~10⁻²¹ (a collision would make a
+//! URL look seen and never be fetched; at these odds that is no concern).
+//!
+//! Every change that touches several trees (offer: seen + queue + counters; lease: queue →
+//! in-flight; complete/retry: in-flight → queue or delayed) is one sled transaction, so a crash
+//! leaves each URL in exactly one place. On [`Frontier::open`], entries left in
+//! `frontier_in_flight` (leased, never completed: the process died) go back to the front of
+//! their host queue: `kill -9` loses no URL, at worst a URL is fetched twice. Writes reach disk
+//! when sled flushes (every 500 ms by default) or at [`Frontier::flush`].
+//!
+//! # Memory
+//! URLs live only in sled. In RAM: one small record per host with queued or in-flight URLs
+//! (queue sequence, in-flight count, a `governor` limiter, pause) and a heap of host ready
+//! times. Idle hosts are pruned.
+//!
+//! # Politeness
+//! Each host has a minimum delay between request starts: the larger of
+//! [`PolitenessConfig::min_delay`] and [`Frontier::set_host_delay`] (robots Crawl-delay),
+//! enforced by a `governor` direct limiter per host (governor's keyed limiter has one quota
+//! for all keys). The limiters run on a clock set to the `now` given to
+//! [`Frontier::next_ready`], so decisions are reproducible from the caller's instants. Hosts
+//! wait in a min-heap by ready time; among ready hosts the one waiting longest goes first
+//! (round robin), so a slow or paused host never holds up the others.
+//!
+//! One `Frontier` per `Db`: it assumes it is the only writer of its trees.
+
+use std::cmp::{Ordering, Reverse};
+use std::collections::{BinaryHeap, HashMap, HashSet};
+use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use governor::clock::Clock;
+use governor::middleware::NoOpMiddleware;
+use governor::nanos::Nanos;
+use governor::state::{InMemoryState, NotKeyed};
+use governor::{Quota, RateLimiter};
+use serde::{Deserialize, Serialize};
+use sled::transaction::{
+    ConflictableTransactionError, TransactionError, Transactional, TransactionalTree,
+};
+use sled::{IVec, Tree};
+
+use crate::canonical::CanonicalUrl;
+
+const TREE_SEEN: &str = "frontier_seen";
+const TREE_QUEUE: &str = "frontier_queue";
+const TREE_IN_FLIGHT: &str = "frontier_in_flight";
+const TREE_DELAYED: &str = "frontier_delayed";
+const TREE_HOST_DELAY: &str = "frontier_host_delay";
+const TREE_META: &str = "frontier_meta";
+
+const COUNTER_SEEN: &[u8] = b"seen";
+const COUNTER_QUEUED: &[u8] = b"queued";
+const COUNTER_DELAYED: &[u8] = b"delayed";
+
+/// Queue sequences start in the middle of the u64 range so entries can be put in front
+/// (crash recovery, Retry-After) as well as at the back.
+const FIRST_SEQ: u64 = 1 << 63;
+/// Due retries moved back to their queues per call of `next_ready` (bounds the work per call).
+const PROMOTE_BATCH: usize = 1024;
+/// `next_ready` calls between two sweeps of idle hosts.
+const PRUNE_EVERY: u32 = 1024;
+
+/// Storage or consistency errors of the frontier.
+#[derive(Debug, thiserror::Error)]
+pub enum FrontierError {
+    #[error("frontier storage: {0}")]
+    Storage(#[from] sled::Error),
+    #[error("corrupt frontier record: {0}")]
+    Corrupt(String),
+    #[error("unknown or already completed lease {0}")]
+    UnknownLease(u64),
+}
+
+impl From<TransactionError<FrontierError>> for FrontierError {
+    fn from(error: TransactionError<FrontierError>) -> Self {
+        match error {
+            TransactionError::Abort(error) => error,
+            TransactionError::Storage(error) => FrontierError::Storage(error),
+        }
+    }
+}
+
+type TxResult<T> = Result<T, ConflictableTransactionError<FrontierError>>;
+
+/// Politeness and retry settings.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct PolitenessConfig {
+    /// Minimum time between two request starts on one host (default 1 s).
+    pub min_delay: Duration,
+    /// Most requests in flight per host (default 1).
+    pub per_host_concurrency: u32,
+    /// Most requests in flight overall (default 32).
+    pub global_concurrency: u32,
+    /// Most tries of one URL, the first included (default 3).
+    pub max_attempts: u8,
+    /// Backoff before the first retry; doubled for each further one (default 30 s).
+    pub retry_backoff: Duration,
+    /// Longest backoff (default 1 h).
+    pub max_retry_backoff: Duration,
+    /// Longest host pause honoured from a Retry-After (default 1 h).
+    pub max_retry_after: Duration,
+}
+
+impl Default for PolitenessConfig {
+    fn default() -> Self {
+        PolitenessConfig {
+            min_delay: Duration::from_secs(1),
+            per_host_concurrency: 1,
+            global_concurrency: 32,
+            max_attempts: 3,
+            retry_backoff: Duration::from_secs(30),
+            max_retry_backoff: Duration::from_secs(3600),
+            max_retry_after: Duration::from_secs(3600),
+        }
+    }
+}
+
+/// How a URL came to the frontier.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EntryKind {
+    Seed,
+    Link,
+    Redirect,
+    Sitemap,
+}
+
+/// A URL offered to the frontier.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FrontierEntry {
+    pub url: CanonicalUrl,
+    /// Links from a seed (seed = 0).
+    pub depth: u32,
+    /// The page (or sitemap) the URL was found on.
+    pub via: Option<String>,
+    pub kind: EntryKind,
+    /// Redirects followed to reach this URL (the engine bounds them).
+    pub redirect_hops: u8,
+}
+
+impl FrontierEntry {
+    /// A seed: depth 0, no referrer.
+    pub fn seed(url: CanonicalUrl) -> FrontierEntry {
+        FrontierEntry {
+            url,
+            depth: 0,
+            via: None,
+            kind: EntryKind::Seed,
+            redirect_hops: 0,
+        }
+    }
+
+    /// A link found on `via` at `depth`.
+    pub fn link(url: CanonicalUrl, depth: u32, via: impl Into<String>) -> FrontierEntry {
+        FrontierEntry {
+            url,
+            depth,
+            via: Some(via.into()),
+            kind: EntryKind::Link,
+            redirect_hops: 0,
+        }
+    }
+}
+
+/// Result of [`Frontier::offer`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OfferOutcome {
+    /// Never seen before: now queued.
+    Enqueued,
+    /// Already in the seen set (queued, fetched or given up): ignored.
+    AlreadySeen,
+}
+
+/// A URL handed out for fetching; give it back with [`Frontier::complete`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Lease {
+    id: u64,
+    /// The entry as offered.
+    pub entry: FrontierEntry,
+    /// Failed tries before this one (0 on the first try).
+    pub attempt: u8,
+}
+
+impl Lease {
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+
+    pub fn url(&self) -> &CanonicalUrl {
+        &self.entry.url
+    }
+
+    /// `host[:port]` of the URL.
+    pub fn host(&self) -> &str {
+        self.entry.url.host()
+    }
+}
+
+/// What [`Frontier::next_ready`] has for the caller.
+#[derive(Debug)]
+pub enum NextUrl {
+    /// Fetch this now.
+    Ready(Lease),
+    /// Nothing may be fetched before this instant (politeness delay, pause or retry backoff).
+    WaitUntil(Instant),
+    /// URLs are queued but every host that has some is at its concurrency limit, or the
+    /// global limit is reached: call again after a [`Frontier::complete`].
+    Busy,
+    /// Nothing queued or waiting for a retry. In-flight fetches may still add links.
+    Empty,
+}
+
+/// How a fetch of a leased URL ended, as far as the frontier cares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HostOutcome {
+    /// Fetched (whatever the page turned out to be).
+    Done,
+    /// Failed for good (4xx, too large, robots disallowed ...): not retried.
+    Failed,
+    /// Transient failure (timeout, connection reset, 5xx without Retry-After): retried after
+    /// an exponential backoff, up to [`PolitenessConfig::max_attempts`] tries.
+    Retry,
+    /// 429/503 with Retry-After: the host is paused at least this long (capped by
+    /// [`PolitenessConfig::max_retry_after`]) and the URL goes back to the front of its queue
+    /// (counted as a try).
+    RetryAfter(Duration),
+}
+
+/// What [`Frontier::complete`] did with the URL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Completion {
+    /// Removed from the frontier.
+    Finished,
+    /// Queued again; not fetched before `not_before`. `attempt` = failed tries so far.
+    Requeued { attempt: u8, not_before: Instant },
+    /// Tried `attempts` times: removed (the caller logs the error).
+    GaveUp { attempts: u8 },
+}
+
+/// Counts for progress reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct FrontierStats {
+    /// URLs waiting in host queues.
+    pub queued: u64,
+    /// URLs leased and not completed.
+    pub in_flight: u64,
+    /// URLs waiting for a retry backoff.
+    pub delayed: u64,
+    /// Distinct URLs ever offered.
+    pub seen: u64,
+    /// Hosts with queued URLs.
+    pub hosts: usize,
+    /// Hosts with bookkeeping in RAM (queued, in flight, paused or recently fetched).
+    pub tracked_hosts: usize,
+}
+
+/// The entry as stored: short field names, because there are millions of them.
+#[derive(Serialize, Deserialize)]
+struct StoredEntry {
+    #[serde(rename = "u")]
+    url: CanonicalUrl,
+    #[serde(rename = "d")]
+    depth: u32,
+    #[serde(rename = "v", default, skip_serializing_if = "Option::is_none")]
+    via: Option<String>,
+    #[serde(rename = "k")]
+    kind: EntryKind,
+    #[serde(rename = "r", default)]
+    redirect_hops: u8,
+    #[serde(rename = "a", default)]
+    attempts: u8,
+}
+
+impl StoredEntry {
+    fn new(entry: FrontierEntry, attempts: u8) -> StoredEntry {
+        StoredEntry {
+            url: entry.url,
+            depth: entry.depth,
+            via: entry.via,
+            kind: entry.kind,
+            redirect_hops: entry.redirect_hops,
+            attempts,
+        }
+    }
+
+    fn encode(&self) -> Vec<u8> {
+        // Serializing plain structs of strings and integers to JSON cannot fail.
+        serde_json::to_vec(self).unwrap_or_default()
+    }
+
+    fn decode(bytes: &[u8]) -> Result<StoredEntry, FrontierError> {
+        serde_json::from_slice(bytes).map_err(|e| FrontierError::Corrupt(e.to_string()))
+    }
+
+    fn into_lease(self, id: u64) -> Lease {
+        Lease {
+            id,
+            attempt: self.attempts,
+            entry: FrontierEntry {
+                url: self.url,
+                depth: self.depth,
+                via: self.via,
+                kind: self.kind,
+                redirect_hops: self.redirect_hops,
+            },
+        }
+    }
+}
+
+/// The governor clock: nanoseconds since the frontier's epoch, set from the caller's `now`
+/// before each limiter decision (under the frontier lock).
+#[derive(Debug, Clone, Default)]
+struct CallerClock {
+    nanos: Arc<AtomicU64>,
+}
+
+impl Clock for CallerClock {
+    type Instant = Nanos;
+    fn now(&self) -> Nanos {
+        Nanos::new(self.nanos.load(AtomicOrdering::Relaxed))
+    }
+}
+
+type HostLimiter = RateLimiter<NotKeyed, InMemoryState, CallerClock, NoOpMiddleware<Nanos>>;
+
+/// Converts between the caller's `Instant`s, the limiter clock and wall-clock milliseconds
+/// (retry due times are stored, and must mean something after a restart).
+#[derive(Debug, Clone, Copy)]
+struct Timebase {
+    epoch: Instant,
+    epoch_unix_ms: u64,
+}
+
+impl Timebase {
+    fn now() -> Timebase {
+        let epoch_unix_ms = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+        Timebase {
+            epoch: Instant::now(),
+            epoch_unix_ms,
+        }
+    }
+
+    fn nanos(&self, at: Instant) -> u64 {
+        u64::try_from(at.saturating_duration_since(self.epoch).as_nanos()).unwrap_or(u64::MAX)
+    }
+
+    fn instant_of_nanos(&self, nanos: u64) -> Instant {
+        self.epoch + Duration::from_nanos(nanos)
+    }
+
+    fn unix_ms(&self, at: Instant) -> u64 {
+        let since = u64::try_from(at.saturating_duration_since(self.epoch).as_millis());
+        self.epoch_unix_ms.saturating_add(since.unwrap_or(u64::MAX))
+    }
+
+    /// The instant of a stored due time (due times before this process started map to its start).
+    fn instant_of_unix_ms(&self, unix_ms: u64) -> Instant {
+        self.epoch + Duration::from_millis(unix_ms.saturating_sub(self.epoch_unix_ms))
+    }
+}
+
+/// Per-host bookkeeping (the only per-host state in RAM).
+struct HostState {
+    /// Sequence for the next entry at the back of the queue.
+    next_back_seq: u64,
+    /// Whether the queue tree has entries of this host (kept exact by offer/lease/requeue).
+    has_queued: bool,
+    in_flight: u32,
+    delay: Duration,
+    /// `None` when the delay is zero.
+    limiter: Option<HostLimiter>,
+    last_request: Option<Instant>,
+    paused_until: Option<Instant>,
+    /// Whether the host has an entry in the ready heap.
+    scheduled: bool,
+}
+
+/// A host in the ready heap; ties in time go to the host scheduled first (round robin).
+#[derive(PartialEq, Eq)]
+struct Scheduled {
+    ready_at: Instant,
+    order: u64,
+    host: String,
+}
+
+impl Ord for Scheduled {
+    fn cmp(&self, other: &Self) -> Ordering {
+        (self.ready_at, self.order).cmp(&(other.ready_at, other.order))
+    }
+}
+
+impl PartialOrd for Scheduled {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+enum HostStep {
+    Skip,
+    WaitUntil(Instant),
+    Lease,
+}
+
+#[derive(Default)]
+struct Inner {
+    hosts: HashMap<String, HostState>,
+    heap: BinaryHeap<Reverse<Scheduled>>,
+    schedule_order: u64,
+    in_flight: u32,
+    calls_since_prune: u32,
+}
+
+impl Inner {
+    /// Puts the host in the ready heap at `at` unless it is already there.
+    fn schedule(&mut self, host: &str, at: Instant) {
+        if let Some(state) = self.hosts.get_mut(host)
+            && !state.scheduled
+        {
+            state.scheduled = true;
+            self.schedule_order += 1;
+            self.heap.push(Reverse(Scheduled {
+                ready_at: at,
+                order: self.schedule_order,
+                host: host.to_string(),
+            }));
+        }
+    }
+
+    /// Schedules the host if it has queued URLs and room for another request.
+    fn schedule_if_eligible(&mut self, host: &str, now: Instant, per_host: u32) {
+        let at = match self.hosts.get(host) {
+            Some(state) if state.has_queued && state.in_flight < per_host && !state.scheduled => {
+                state.paused_until.map_or(now, |until| until.max(now))
+            }
+            _ => return,
+        };
+        self.schedule(host, at);
+    }
+}
+
+/// The persistent frontier. Thread-safe (`&self` methods, one internal lock).
+pub struct Frontier {
+    db: sled::Db,
+    seen: Tree,
+    queue: Tree,
+    in_flight: Tree,
+    delayed: Tree,
+    host_delays: Tree,
+    meta: Tree,
+    config: PolitenessConfig,
+    clock: CallerClock,
+    timebase: Timebase,
+    inner: Mutex<Inner>,
+}
+
+impl std::fmt::Debug for Frontier {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Frontier")
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+fn queue_prefix(host: &str) -> Vec<u8> {
+    let mut key = Vec::with_capacity(host.len() + 9);
+    key.extend_from_slice(host.as_bytes());
+    key.push(0);
+    key
+}
+
+fn queue_key(host: &str, seq: u64) -> Vec<u8> {
+    let mut key = queue_prefix(host);
+    key.extend_from_slice(&seq.to_be_bytes());
+    key
+}
+
+fn seq_of_queue_key(key: &[u8]) -> Option<u64> {
+    let tail: [u8; 8] = key.get(key.len().checked_sub(8)?..)?.try_into().ok()?;
+    Some(u64::from_be_bytes(tail))
+}
+
+fn seen_key(url: &CanonicalUrl) -> [u8; 16] {
+    xxhash_rust::xxh3::xxh3_128(url.as_str().as_bytes()).to_be_bytes()
+}
+
+fn read_u64(bytes: &[u8]) -> u64 {
+    bytes.try_into().map(u64::from_be_bytes).unwrap_or(0)
+}
+
+fn add_to_counter(meta: &TransactionalTree, name: &[u8], delta: i64) -> TxResult<()> {
+    let current = meta.get(name)?.map_or(0, |v| read_u64(&v));
+    let updated = current.saturating_add_signed(delta);
+    meta.insert(name, &updated.to_be_bytes())?;
+    Ok(())
+}
+
+impl Frontier {
+    /// Opens (or creates) the frontier trees in `db` and puts every URL left in flight by a
+    /// previous process back at the front of its host queue.
+    pub fn open(db: &sled::Db, politeness: PolitenessConfig) -> Result<Frontier, FrontierError> {
+        let frontier = Frontier {
+            seen: db.open_tree(TREE_SEEN)?,
+            queue: db.open_tree(TREE_QUEUE)?,
+            in_flight: db.open_tree(TREE_IN_FLIGHT)?,
+            delayed: db.open_tree(TREE_DELAYED)?,
+            host_delays: db.open_tree(TREE_HOST_DELAY)?,
+            meta: db.open_tree(TREE_META)?,
+            db: db.clone(),
+            config: PolitenessConfig {
+                per_host_concurrency: politeness.per_host_concurrency.max(1),
+                global_concurrency: politeness.global_concurrency.max(1),
+                max_attempts: politeness.max_attempts.max(1),
+                ..politeness
+            },
+            clock: CallerClock::default(),
+            timebase: Timebase::now(),
+            inner: Mutex::new(Inner::default()),
+        };
+        let now = Instant::now();
+        {
+            let mut inner = frontier.lock();
+            frontier.recover_in_flight(&mut inner, now)?;
+            frontier.load_hosts(&mut inner, now)?;
+        }
+        Ok(frontier)
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Inner> {
+        // Every mutation of Inner completes before sled is called or is idempotent, so the
+        // state behind a poisoned lock is still usable.
+        self.inner
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Leased-but-never-completed entries go back to the front of their queues, in their
+    /// original order (newest lease first to the front, so the oldest ends up first).
+    fn recover_in_flight(&self, inner: &mut Inner, now: Instant) -> Result<(), FrontierError> {
+        let leftovers: Vec<(IVec, IVec)> = self.in_flight.iter().rev().collect::<Result<_, _>>()?;
+        if !leftovers.is_empty() {
+            tracing::info!(count = leftovers.len(), "requeueing URLs left in flight");
+        }
+        for (key, value) in leftovers {
+            let entry = match StoredEntry::decode(&value) {
+                Ok(entry) => entry,
+                Err(error) => {
+                    tracing::warn!(%error, "dropping undecodable in-flight record");
+                    self.in_flight.remove(&key)?;
+                    continue;
+                }
+            };
+            let host = entry.url.host().to_string();
+            self.ensure_host(inner, &host, now)?;
+            let queue_key = self.front_queue_key(inner, &host)?;
+            (&self.in_flight, &self.queue, &self.meta).transaction(
+                |(in_flight, queue, meta)| {
+                    in_flight.remove(&key)?;
+                    queue.insert(queue_key.as_slice(), &value)?;
+                    add_to_counter(meta, COUNTER_QUEUED, 1)?;
+                    Ok(())
+                },
+            )?;
+            if let Some(state) = inner.hosts.get_mut(&host) {
+                state.has_queued = true;
+            }
+        }
+        Ok(())
+    }
+
+    /// Finds every host with queued URLs by skipping from host to host (one seek per host,
+    /// not a scan of all URLs) and makes it ready now.
+    fn load_hosts(&self, inner: &mut Inner, now: Instant) -> Result<(), FrontierError> {
+        let mut cursor: Vec<u8> = Vec::new();
+        while let Some((key, _)) = self.queue.range(cursor.as_slice()..).next().transpose()? {
+            let Some(separator) = key.iter().position(|&b| b == 0) else {
+                tracing::warn!("dropping queue key without host separator");
+                self.queue.remove(&key)?;
+                continue;
+            };
+            let host = String::from_utf8_lossy(&key[..separator]).into_owned();
+            self.ensure_host(inner, &host, now)?;
+            if let Some(state) = inner.hosts.get_mut(&host) {
+                state.has_queued = true;
+            }
+            inner.schedule(&host, now);
+            cursor = key[..separator].to_vec();
+            cursor.push(1); // first key after every "host\0..." key
+        }
+        Ok(())
+    }
+
+    /// Creates the host's bookkeeping if missing (delay from the stored override, queue
+    /// sequence from the last stored key).
+    fn ensure_host(
+        &self,
+        inner: &mut Inner,
+        host: &str,
+        now: Instant,
+    ) -> Result<(), FrontierError> {
+        if inner.hosts.contains_key(host) {
+            return Ok(());
+        }
+        let stored_delay = self
+            .host_delays
+            .get(host.as_bytes())?
+            .map(|v| Duration::from_millis(read_u64(&v)));
+        let delay = stored_delay.map_or(self.config.min_delay, |d| d.max(self.config.min_delay));
+        let prefix = queue_prefix(host);
+        let last = self.queue.scan_prefix(&prefix).next_back().transpose()?;
+        let next_back_seq = last
+            .and_then(|(key, _)| seq_of_queue_key(&key))
+            .map_or(FIRST_SEQ, |seq| seq.saturating_add(1));
+        let state = HostState {
+            next_back_seq,
+            has_queued: false,
+            in_flight: 0,
+            delay,
+            limiter: self.new_limiter(delay, None, now),
+            last_request: None,
+            paused_until: None,
+            scheduled: false,
+        };
+        inner.hosts.insert(host.to_string(), state);
+        Ok(())
+    }
+
+    /// A limiter allowing one request per `delay`; if `last_request` is given, the first
+    /// permit is taken at that time so a changed delay still counts from the last request.
+    fn new_limiter(
+        &self,
+        delay: Duration,
+        last_request: Option<Instant>,
+        now: Instant,
+    ) -> Option<HostLimiter> {
+        let quota = Quota::with_period(delay)?;
+        self.set_clock(now.min(last_request.unwrap_or(now)));
+        let limiter = RateLimiter::direct_with_clock(quota, self.clock.clone());
+        if last_request.is_some() {
+            // A fresh limiter always grants its first permit.
+            let _ = limiter.check();
+        }
+        Some(limiter)
+    }
+
+    fn set_clock(&self, at: Instant) {
+        self.clock
+            .nanos
+            .store(self.timebase.nanos(at), AtomicOrdering::Relaxed);
+    }
+
+    /// Key in front of the host's first queued entry (or at the back of an empty queue).
+    fn front_queue_key(&self, inner: &mut Inner, host: &str) -> Result<Vec<u8>, FrontierError> {
+        let first = self
+            .queue
+            .scan_prefix(queue_prefix(host))
+            .next()
+            .transpose()?;
+        match first.and_then(|(key, _)| seq_of_queue_key(&key)) {
+            Some(seq) => Ok(queue_key(host, seq.saturating_sub(1))),
+            None => self.back_queue_key(inner, host),
+        }
+    }
+
+    fn back_queue_key(&self, inner: &mut Inner, host: &str) -> Result<Vec<u8>, FrontierError> {
+        let state = inner
+            .hosts
+            .get_mut(host)
+            .ok_or_else(|| FrontierError::Corrupt(format!("no state for host {host}")))?;
+        let seq = state.next_back_seq;
+        state.next_back_seq = seq.saturating_add(1);
+        Ok(queue_key(host, seq))
+    }
+
+    /// Enqueues the URL unless it was ever seen. Atomic: the seen set and the queue change
+    /// together or not at all.
+    pub fn offer(&self, entry: FrontierEntry) -> Result<OfferOutcome, FrontierError> {
+        let outcomes = self.offer_all([entry])?;
+        Ok(outcomes
+            .first()
+            .copied()
+            .unwrap_or(OfferOutcome::AlreadySeen))
+    }
+
+    /// [`Frontier::offer`] for many URLs (the links of one page) in one transaction; the
+    /// outcomes are in input order. Duplicates within the batch count as seen.
+    pub fn offer_all(
+        &self,
+        entries: impl IntoIterator<Item = FrontierEntry>,
+    ) -> Result<Vec<OfferOutcome>, FrontierError> {
+        let now = Instant::now();
+        let mut inner = self.lock();
+        let mut outcomes = Vec::new();
+        let mut batch_keys: HashSet<[u8; 16]> = HashSet::new();
+        let mut writes: Vec<([u8; 16], Vec<u8>, Vec<u8>)> = Vec::new();
+        let mut hosts: Vec<String> = Vec::new();
+        for entry in entries {
+            let key = seen_key(&entry.url);
+            // Checked outside the transaction: we are the only writer (see module doc).
+            if batch_keys.contains(&key) || self.seen.contains_key(key)? {
+                outcomes.push(OfferOutcome::AlreadySeen);
+                continue;
+            }
+            let host = entry.url.host().to_string();
+            self.ensure_host(&mut inner, &host, now)?;
+            let queue_key = self.back_queue_key(&mut inner, &host)?;
+            writes.push((key, queue_key, StoredEntry::new(entry, 0).encode()));
+            batch_keys.insert(key);
+            if hosts.last() != Some(&host) {
+                hosts.push(host);
+            }
+            outcomes.push(OfferOutcome::Enqueued);
+        }
+        if writes.is_empty() {
+            return Ok(outcomes);
+        }
+        let count = i64::try_from(writes.len()).unwrap_or(i64::MAX);
+        (&self.seen, &self.queue, &self.meta).transaction(|(seen, queue, meta)| {
+            for (key, queue_key, value) in &writes {
+                seen.insert(key, &[])?;
+                queue.insert(queue_key.as_slice(), value.as_slice())?;
+            }
+            add_to_counter(meta, COUNTER_SEEN, count)?;
+            add_to_counter(meta, COUNTER_QUEUED, count)?;
+            Ok(())
+        })?;
+        let per_host = self.config.per_host_concurrency;
+        for host in hosts {
+            if let Some(state) = inner.hosts.get_mut(&host) {
+                state.has_queued = true;
+            }
+            inner.schedule_if_eligible(&host, now, per_host);
+        }
+        Ok(outcomes)
+    }
+
+    /// Whether the URL was ever offered (queued, leased, fetched or given up).
+    pub fn contains(&self, url: &CanonicalUrl) -> Result<bool, FrontierError> {
+        Ok(self.seen.contains_key(seen_key(url))?)
+    }
+
+    /// Marks a URL as seen without queueing it (e.g. the target of a redirect the fetcher
+    /// already followed). Returns whether it was new.
+    pub fn mark_seen(&self, url: &CanonicalUrl) -> Result<bool, FrontierError> {
+        let _inner = self.lock();
+        let key = seen_key(url);
+        if self.seen.contains_key(key)? {
+            return Ok(false);
+        }
+        (&self.seen, &self.meta).transaction(|(seen, meta)| {
+            seen.insert(&key, &[])?;
+            add_to_counter(meta, COUNTER_SEEN, 1)?;
+            Ok(())
+        })?;
+        Ok(true)
+    }
+
+    /// The next URL whose host allows a request at `now`, moved to the in-flight tree.
+    pub fn next_ready(&self, now: Instant) -> Result<NextUrl, FrontierError> {
+        let mut inner = self.lock();
+        self.promote_due_retries(&mut inner, now)?;
+        inner.calls_since_prune += 1;
+        if inner.calls_since_prune >= PRUNE_EVERY {
+            inner.calls_since_prune = 0;
+            prune_idle_hosts(&mut inner, now);
+        }
+        if inner.in_flight >= self.config.global_concurrency {
+            return Ok(NextUrl::Busy);
+        }
+        let per_host = self.config.per_host_concurrency;
+        while inner.heap.peek().is_some_and(|top| top.0.ready_at <= now) {
+            let Some(Reverse(item)) = inner.heap.pop() else {
+                break;
+            };
+            let host = item.host;
+            match self.host_step(&mut inner, &host, now) {
+                HostStep::Skip => continue,
+                HostStep::WaitUntil(at) => {
+                    inner.schedule(&host, at);
+                    continue;
+                }
+                HostStep::Lease => {}
+            }
+            let leased = match self.lease_front(&host) {
+                Ok(leased) => leased,
+                Err(error) => {
+                    // Keep the host reachable for the next call.
+                    inner.schedule(&host, now);
+                    return Err(error);
+                }
+            };
+            let Some(state) = inner.hosts.get_mut(&host) else {
+                continue;
+            };
+            let Some((lease, more)) = leased else {
+                state.has_queued = false;
+                continue;
+            };
+            state.in_flight += 1;
+            state.has_queued = more;
+            let reschedule = more && state.in_flight < per_host;
+            let next_at = now + state.delay;
+            inner.in_flight += 1;
+            if reschedule {
+                inner.schedule(&host, next_at);
+            }
+            return Ok(NextUrl::Ready(lease));
+        }
+        let next_host = inner.heap.peek().map(|top| top.0.ready_at);
+        let next_retry = self.delayed.first()?.map(|(key, _)| {
+            self.timebase
+                .instant_of_unix_ms(read_u64(&key[..key.len().min(8)]))
+        });
+        let wake = match (next_host, next_retry) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        if let Some(at) = wake {
+            return Ok(NextUrl::WaitUntil(at));
+        }
+        if inner.hosts.values().any(|s| s.has_queued) {
+            Ok(NextUrl::Busy)
+        } else {
+            Ok(NextUrl::Empty)
+        }
+    }
+
+    /// Decides for a host popped from the ready heap; takes a limiter permit on `Lease`.
+    fn host_step(&self, inner: &mut Inner, host: &str, now: Instant) -> HostStep {
+        let per_host = self.config.per_host_concurrency;
+        let Some(state) = inner.hosts.get_mut(host) else {
+            return HostStep::Skip;
+        };
+        state.scheduled = false;
+        if !state.has_queued || state.in_flight >= per_host {
+            return HostStep::Skip; // rescheduled by offer/complete
+        }
+        if let Some(until) = state.paused_until {
+            if until > now {
+                return HostStep::WaitUntil(until);
+            }
+            state.paused_until = None;
+        }
+        if let Some(limiter) = &state.limiter {
+            self.set_clock(now);
+            if let Err(not_until) = limiter.check() {
+                let at = self
+                    .timebase
+                    .instant_of_nanos(not_until.earliest_possible().as_u64());
+                return HostStep::WaitUntil(at.max(now));
+            }
+        }
+        state.last_request = Some(now);
+        HostStep::Lease
+    }
+
+    /// Moves the first decodable entry of the host queue to the in-flight tree.
+    /// Returns the lease and whether more entries remain.
+    fn lease_front(&self, host: &str) -> Result<Option<(Lease, bool)>, FrontierError> {
+        let prefix = queue_prefix(host);
+        loop {
+            let mut entries = self.queue.scan_prefix(&prefix);
+            let Some((key, value)) = entries.next().transpose()? else {
+                return Ok(None);
+            };
+            let more = entries.next().transpose()?.is_some();
+            drop(entries);
+            let entry = match StoredEntry::decode(&value) {
+                Ok(entry) => entry,
+                Err(error) => {
+                    tracing::warn!(%error, host, "dropping undecodable queue entry");
+                    (&self.queue, &self.meta).transaction(|(queue, meta)| {
+                        queue.remove(&key)?;
+                        add_to_counter(meta, COUNTER_QUEUED, -1)
+                    })?;
+                    continue;
+                }
+            };
+            let lease_id = self.db.generate_id()?;
+            (&self.queue, &self.in_flight, &self.meta).transaction(
+                |(queue, in_flight, meta)| {
+                    queue.remove(&key)?;
+                    in_flight.insert(&lease_id.to_be_bytes(), &value)?;
+                    add_to_counter(meta, COUNTER_QUEUED, -1)
+                },
+            )?;
+            return Ok(Some((entry.into_lease(lease_id), more)));
+        }
+    }
+
+    /// Moves retries whose backoff has passed back to the back of their host queues.
+    fn promote_due_retries(&self, inner: &mut Inner, now: Instant) -> Result<(), FrontierError> {
+        let end = self.timebase.unix_ms(now).saturating_add(1).to_be_bytes();
+        let due: Vec<(IVec, IVec)> = self
+            .delayed
+            .range(..end.as_slice())
+            .take(PROMOTE_BATCH)
+            .collect::<Result<_, _>>()?;
+        for (key, value) in due {
+            let host = match StoredEntry::decode(&value) {
+                Ok(entry) => entry.url.host().to_string(),
+                Err(error) => {
+                    tracing::warn!(%error, "dropping undecodable retry entry");
+                    (&self.delayed, &self.meta).transaction(|(delayed, meta)| {
+                        delayed.remove(&key)?;
+                        add_to_counter(meta, COUNTER_DELAYED, -1)
+                    })?;
+                    continue;
+                }
+            };
+            self.ensure_host(inner, &host, now)?;
+            let queue_key = self.back_queue_key(inner, &host)?;
+            (&self.delayed, &self.queue, &self.meta).transaction(|(delayed, queue, meta)| {
+                delayed.remove(&key)?;
+                queue.insert(queue_key.as_slice(), &value)?;
+                add_to_counter(meta, COUNTER_DELAYED, -1)?;
+                add_to_counter(meta, COUNTER_QUEUED, 1)
+            })?;
+            if let Some(state) = inner.hosts.get_mut(&host) {
+                state.has_queued = true;
+            }
+            inner.schedule_if_eligible(&host, now, self.config.per_host_concurrency);
+        }
+        Ok(())
+    }
+
+    /// Gives a lease back with the outcome of its fetch.
+    pub fn complete(
+        &self,
+        lease: Lease,
+        outcome: HostOutcome,
+    ) -> Result<Completion, FrontierError> {
+        let now = Instant::now();
+        let mut inner = self.lock();
+        let lease_key = lease.id.to_be_bytes();
+        if !self.in_flight.contains_key(lease_key)? {
+            return Err(FrontierError::UnknownLease(lease.id));
+        }
+        let host = lease.host().to_string();
+        self.ensure_host(&mut inner, &host, now)?;
+        inner.in_flight = inner.in_flight.saturating_sub(1);
+        if let Some(state) = inner.hosts.get_mut(&host) {
+            state.in_flight = state.in_flight.saturating_sub(1);
+        }
+        let attempts = lease.attempt.saturating_add(1);
+        let completion = match outcome {
+            HostOutcome::Done | HostOutcome::Failed => {
+                self.in_flight.remove(lease_key)?;
+                Completion::Finished
+            }
+            HostOutcome::Retry | HostOutcome::RetryAfter(_)
+                if attempts >= self.config.max_attempts =>
+            {
+                self.in_flight.remove(lease_key)?;
+                if let HostOutcome::RetryAfter(pause) = outcome {
+                    self.pause_locked(&mut inner, &host, now, pause);
+                }
+                Completion::GaveUp { attempts }
+            }
+            HostOutcome::RetryAfter(pause) => {
+                let not_before = self.pause_locked(&mut inner, &host, now, pause);
+                let value = StoredEntry::new(lease.entry, attempts).encode();
+                let queue_key = self.front_queue_key(&mut inner, &host)?;
+                (&self.in_flight, &self.queue, &self.meta).transaction(
+                    |(in_flight, queue, meta)| {
+                        in_flight.remove(&lease_key)?;
+                        queue.insert(queue_key.as_slice(), value.as_slice())?;
+                        add_to_counter(meta, COUNTER_QUEUED, 1)
+                    },
+                )?;
+                if let Some(state) = inner.hosts.get_mut(&host) {
+                    state.has_queued = true;
+                }
+                Completion::Requeued {
+                    attempt: attempts,
+                    not_before,
+                }
+            }
+            HostOutcome::Retry => {
+                let backoff = self.backoff(attempts);
+                let not_before = now + backoff;
+                let mut delayed_key = self.timebase.unix_ms(not_before).to_be_bytes().to_vec();
+                delayed_key.extend_from_slice(&self.db.generate_id()?.to_be_bytes());
+                let value = StoredEntry::new(lease.entry, attempts).encode();
+                (&self.in_flight, &self.delayed, &self.meta).transaction(
+                    |(in_flight, delayed, meta)| {
+                        in_flight.remove(&lease_key)?;
+                        delayed.insert(delayed_key.as_slice(), value.as_slice())?;
+                        add_to_counter(meta, COUNTER_DELAYED, 1)
+                    },
+                )?;
+                Completion::Requeued {
+                    attempt: attempts,
+                    not_before,
+                }
+            }
+        };
+        inner.schedule_if_eligible(&host, now, self.config.per_host_concurrency);
+        Ok(completion)
+    }
+
+    /// `retry_backoff · 2^(attempts−1)`, capped.
+    fn backoff(&self, attempts: u8) -> Duration {
+        let doublings = u32::from(attempts.saturating_sub(1)).min(30);
+        self.config
+            .retry_backoff
+            .saturating_mul(1 << doublings)
+            .min(self.config.max_retry_backoff)
+    }
+
+    /// Pauses the host until at least `now + pause` (capped); returns the pause end.
+    fn pause_locked(
+        &self,
+        inner: &mut Inner,
+        host: &str,
+        now: Instant,
+        pause: Duration,
+    ) -> Instant {
+        let until = now + pause.min(self.config.max_retry_after);
+        match inner.hosts.get_mut(host) {
+            Some(state) => {
+                let until = state
+                    .paused_until
+                    .map_or(until, |current| current.max(until));
+                state.paused_until = Some(until);
+                until
+            }
+            None => until,
+        }
+    }
+
+    /// Pauses a host (no request starts before `now + pause`), e.g. while its robots.txt is
+    /// unreachable. Pauses live in memory only.
+    pub fn pause_host(&self, host: &str, pause: Duration) -> Result<Instant, FrontierError> {
+        let now = Instant::now();
+        let mut inner = self.lock();
+        self.ensure_host(&mut inner, host, now)?;
+        Ok(self.pause_locked(&mut inner, host, now, pause))
+    }
+
+    /// Sets the host's delay between requests (robots Crawl-delay); the effective delay is
+    /// never below [`PolitenessConfig::min_delay`]. Stored, so it survives pruning and restarts.
+    pub fn set_host_delay(&self, host: &str, delay: Duration) -> Result<(), FrontierError> {
+        let now = Instant::now();
+        let mut inner = self.lock();
+        let effective = delay.max(self.config.min_delay);
+        if effective > self.config.min_delay {
+            let millis = u64::try_from(effective.as_millis()).unwrap_or(u64::MAX);
+            self.host_delays
+                .insert(host.as_bytes(), &millis.to_be_bytes())?;
+        } else {
+            self.host_delays.remove(host.as_bytes())?;
+        }
+        self.ensure_host(&mut inner, host, now)?;
+        if let Some(state) = inner.hosts.get_mut(host)
+            && state.delay != effective
+        {
+            state.limiter = self.new_limiter(effective, state.last_request, now);
+            state.delay = effective;
+        }
+        Ok(())
+    }
+
+    /// The host's effective delay between requests.
+    pub fn host_delay(&self, host: &str) -> Result<Duration, FrontierError> {
+        let now = Instant::now();
+        let mut inner = self.lock();
+        self.ensure_host(&mut inner, host, now)?;
+        Ok(inner
+            .hosts
+            .get(host)
+            .map_or(self.config.min_delay, |s| s.delay))
+    }
+
+    /// Writes everything to disk (call at checkpoints). Returns the bytes flushed.
+    pub fn flush(&self) -> Result<usize, FrontierError> {
+        Ok(self.db.flush()?)
+    }
+
+    /// Current counts.
+    pub fn stats(&self) -> Result<FrontierStats, FrontierError> {
+        let inner = self.lock();
+        let counter = |name: &[u8]| -> Result<u64, FrontierError> {
+            Ok(self.meta.get(name)?.map_or(0, |v| read_u64(&v)))
+        };
+        Ok(FrontierStats {
+            queued: counter(COUNTER_QUEUED)?,
+            in_flight: u64::from(inner.in_flight),
+            delayed: counter(COUNTER_DELAYED)?,
+            seen: counter(COUNTER_SEEN)?,
+            hosts: inner.hosts.values().filter(|s| s.has_queued).count(),
+            tracked_hosts: inner.hosts.len(),
+        })
+    }
+
+    /// The politeness settings in force.
+    pub fn config(&self) -> &PolitenessConfig {
+        &self.config
+    }
+}
+
+/// Forgets hosts with nothing queued or in flight whose delay has passed: a fresh limiter
+/// would decide the same, and their delay override is stored.
+fn prune_idle_hosts(inner: &mut Inner, now: Instant) {
+    inner.hosts.retain(|_, state| {
+        let idle = !state.has_queued
+            && state.in_flight == 0
+            && !state.scheduled
+            && state.paused_until.is_none_or(|until| until <= now)
+            && state
+                .last_request
+                .is_none_or(|last| last + state.delay <= now);
+        !idle
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frontier_is_shareable_between_threads() {
+        fn assert_send_sync<T: Send + Sync>() {}
+        assert_send_sync::<Frontier>();
+        assert_send_sync::<crate::RobotsCache>();
+    }
+
+    #[test]
+    fn queue_keys_sort_by_host_then_sequence() {
+        let a1 = queue_key("a.example", FIRST_SEQ);
+        let a0 = queue_key("a.example", FIRST_SEQ - 1);
+        let a_port = queue_key("a.example:8080", 0);
+        assert!(a0 < a1);
+        assert!(
+            a1 < a_port,
+            "a host's keys never interleave with a longer host's"
+        );
+        assert_eq!(seq_of_queue_key(&a1), Some(FIRST_SEQ));
+        assert!(a_port.starts_with(&queue_prefix("a.example:8080")));
+        assert!(!a_port.starts_with(&queue_prefix("a.example")));
+    }
+
+    #[test]
+    fn backoff_doubles_and_is_capped() {
+        let db = sled::Config::new().temporary(true).open().unwrap();
+        let config = PolitenessConfig {
+            retry_backoff: Duration::from_secs(10),
+            max_retry_backoff: Duration::from_secs(35),
+            ..PolitenessConfig::default()
+        };
+        let frontier = Frontier::open(&db, config).unwrap();
+        assert_eq!(frontier.backoff(1), Duration::from_secs(10));
+        assert_eq!(frontier.backoff(2), Duration::from_secs(20));
+        assert_eq!(frontier.backoff(3), Duration::from_secs(35));
+        assert_eq!(frontier.backoff(255), Duration::from_secs(35));
+    }
+
+    #[test]
+    fn timebase_round_trips() {
+        let timebase = Timebase::now();
+        let later = timebase.epoch + Duration::from_millis(1500);
+        let ms = timebase.unix_ms(later);
+        assert_eq!(ms, timebase.epoch_unix_ms + 1500);
+        assert_eq!(timebase.instant_of_unix_ms(ms), later);
+        assert_eq!(timebase.instant_of_unix_ms(0), timebase.epoch);
+        let nanos = timebase.nanos(later);
+        assert_eq!(timebase.instant_of_nanos(nanos), later);
+    }
+}
