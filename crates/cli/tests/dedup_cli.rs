@@ -1,0 +1,175 @@
+//! The `dedupcrawl compare` and `dedupcrawl dedup` commands, run as a user would.
+
+use std::path::Path;
+use std::process::Command;
+
+fn dedupcrawl() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_dedupcrawl"))
+}
+
+fn article(seed: u64, words: usize) -> String {
+    const BANK: &[&str] = &[
+        "harbor", "lantern", "meadow", "granite", "falcon", "orchard", "thunder", "voyage",
+        "crystal", "saddle", "timber", "nectar", "quartz", "walnut", "zephyr", "glacier",
+        "compass", "ember", "bakery", "cellar", "dynamo", "goblet", "kettle", "lagoon",
+    ];
+    let mut state = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    (0..words)
+        .map(|_| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            BANK[(state >> 33) as usize % BANK.len()]
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn page(body: &str) -> String {
+    format!("<html lang=\"en\"><body><nav><a href=\"/\">Home</a></nav><p>{body}</p></body></html>")
+}
+
+fn write(dir: &Path, name: &str, content: &str) {
+    let path = dir.join(name);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, content).unwrap();
+}
+
+#[derive(serde::Deserialize, Debug)]
+struct Line {
+    path: String,
+    decision: String,
+    duplicate_of: Option<String>,
+    similarity: Option<f64>,
+}
+
+fn run_dedup(site: &Path, index: &Path) -> Vec<Line> {
+    let output = dedupcrawl()
+        .args(["dedup", "--quiet", "--index"])
+        .arg(index)
+        .arg(site)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn dedup_names_duplicates_and_remembers_them_across_runs() {
+    let work = tempfile::tempdir().unwrap();
+    let site = work.path().join("mirror");
+    let original = page(&article(1, 400));
+    write(&site, "a/original.html", &original);
+    write(&site, "b/copy.html", &original);
+    let mut words: Vec<&str> = article(1, 400).leak().split(' ').collect();
+    words[200] = "changed";
+    write(&site, "c/edited.html", &page(&words.join(" ")));
+    write(&site, "d/other.html", &page(&article(2, 400)));
+    write(&site, "e/notes.txt", "not html, ignored");
+
+    let index = work.path().join("index");
+    let lines = run_dedup(&site, &index);
+    assert_eq!(lines.len(), 4, "{lines:?}");
+    let by_name = |suffix: &str| lines.iter().find(|l| l.path.ends_with(suffix)).unwrap();
+    assert_eq!(by_name("original.html").decision, "new");
+    assert_eq!(by_name("other.html").decision, "new");
+    let copy = by_name("copy.html");
+    assert_eq!(copy.decision, "exact_duplicate");
+    assert!(
+        copy.duplicate_of
+            .as_deref()
+            .unwrap()
+            .ends_with("a/original.html")
+    );
+    let edited = by_name("edited.html");
+    assert_eq!(edited.decision, "near_duplicate");
+    assert!(
+        edited
+            .duplicate_of
+            .as_deref()
+            .unwrap()
+            .ends_with("a/original.html")
+    );
+    assert!(edited.similarity.unwrap() > 0.8);
+    // Paths are under the PATH given.
+    assert!(lines.iter().all(|l| Path::new(&l.path).starts_with(&site)));
+
+    // Re-running against the same index finds everything already known.
+    let again = run_dedup(&site, &index);
+    assert_eq!(again.len(), 4);
+    assert!(again.iter().all(|l| l.decision != "new"), "{again:?}");
+}
+
+#[test]
+fn compare_reports_the_rose_example() {
+    let work = tempfile::tempdir().unwrap();
+    let (a, b) = (work.path().join("a.txt"), work.path().join("b.txt"));
+    std::fs::write(&a, "a rose is a rose is a rose").unwrap();
+    std::fs::write(&b, "a rose is a flower which is a rose").unwrap();
+    let output = dedupcrawl()
+        .args(["compare", "--json", "--view", "full", "--shingle-size", "1"])
+        .arg(&a)
+        .arg(&b)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    // Stop words and stemming are on by default: "a", "is", "which" go; rose/flower stay.
+    assert_eq!(report["tokens"], serde_json::json!([3, 3]));
+    assert_eq!(report["exact_resemblance"], serde_json::json!(0.5));
+
+    let explained = dedupcrawl()
+        .args(["compare", "--explain"])
+        .arg(&a)
+        .arg(&a)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&explained.stdout);
+    assert!(
+        text.contains("exact resemblance |A∩B|/|A∪B|        1.0000"),
+        "{text}"
+    );
+    assert!(text.contains("== shared (1 blocks)"), "{text}");
+}
+
+#[test]
+fn bad_input_is_a_clear_error() {
+    let work = tempfile::tempdir().unwrap();
+    let output = dedupcrawl()
+        .args(["dedup", "--threshold", "1.5", "--index"])
+        .arg(work.path().join("i"))
+        .arg(work.path())
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("threshold") && stderr.contains("(0, 1]"),
+        "{stderr}"
+    );
+
+    let output = dedupcrawl()
+        .args(["dedup", "--index"])
+        .arg(work.path().join("i"))
+        .arg(work.path().join("missing"))
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("neither a file nor a directory"),
+        "{stderr}"
+    );
+}
