@@ -43,7 +43,7 @@ impl MinHashSignature {
 
     /// Inverse of [`to_bytes`](Self::to_bytes); `None` when the length is not a multiple of 4.
     pub fn from_bytes(bytes: &[u8]) -> Option<Self> {
-        if bytes.len() % 4 != 0 {
+        if !bytes.len().is_multiple_of(4) {
             return None;
         }
         Some(MinHashSignature(

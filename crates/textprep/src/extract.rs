@@ -354,15 +354,11 @@ impl SinkState {
                     });
                 }
             }
-            "html" => {
-                if self.page.lang_attribute.is_none() {
-                    self.page.lang_attribute = attr("lang").filter(|l| !l.trim().is_empty());
-                }
+            "html" if self.page.lang_attribute.is_none() => {
+                self.page.lang_attribute = attr("lang").filter(|l| !l.trim().is_empty());
             }
-            "base" => {
-                if self.page.base_href.is_none() {
-                    self.page.base_href = attr("href");
-                }
+            "base" if self.page.base_href.is_none() => {
+                self.page.base_href = attr("href");
             }
             "link" => {
                 let is_canonical = attr("rel")
@@ -432,10 +428,10 @@ impl SinkState {
 
     fn meta_tag(&mut self, attr: &dyn Fn(&str) -> Option<String>) {
         if let Some(meta_name) = attr("name") {
-            if meta_name.eq_ignore_ascii_case("robots") {
-                if let Some(content) = attr("content") {
-                    self.page.robots.merge(&content);
-                }
+            if meta_name.eq_ignore_ascii_case("robots")
+                && let Some(content) = attr("content")
+            {
+                self.page.robots.merge(&content);
             }
         } else if let Some(equiv) = attr("http-equiv")
             && equiv.eq_ignore_ascii_case("refresh")

@@ -1,0 +1,968 @@
+//! The WARC 1.1 writer: one gzip member per record, `warcinfo` first, size-based rotation.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{Seek, SeekFrom, Write};
+use std::net::IpAddr;
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, SubsecRound, Utc};
+use flate2::Compression;
+use flate2::write::GzEncoder;
+
+use crate::digest::{Sha1Digester, same_sha1, sha1_digest};
+use crate::error::ArchiveError;
+use crate::headers::RecordType;
+use crate::http::{
+    HttpRequestHead, HttpResponseHead, serialize_request_head, serialize_response_head,
+    stored_response_headers,
+};
+use crate::repair::{RepairReport, repair_tail};
+
+/// Profile URI of a revisit whose payload is identical to an earlier capture's.
+pub const PROFILE_IDENTICAL_PAYLOAD_DIGEST: &str =
+    "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest";
+/// Profile URI of a revisit recording a `304 Not Modified` answer to a conditional request.
+pub const PROFILE_SERVER_NOT_MODIFIED: &str =
+    "http://netpreserve.org/warc/1.1/revisit/server-not-modified";
+
+const CONTENT_TYPE_HTTP_RESPONSE: &str = "application/http;msgtype=response";
+const CONTENT_TYPE_HTTP_REQUEST: &str = "application/http;msgtype=request";
+/// Content type of `warcinfo` and field-list metadata blocks.
+pub const CONTENT_TYPE_WARC_FIELDS: &str = "application/warc-fields";
+
+/// How WARC files are stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WarcCompression {
+    /// `.warc.gz`, one gzip member per record (random access by offset).
+    Gzip,
+    /// `.warc`, plain.
+    None,
+}
+
+impl WarcCompression {
+    fn extension(self) -> &'static str {
+        match self {
+            WarcCompression::Gzip => ".warc.gz",
+            WarcCompression::None => ".warc",
+        }
+    }
+}
+
+/// Where and how a [`WarcWriter`] writes.
+#[derive(Debug, Clone)]
+pub struct WarcWriterConfig {
+    /// Directory of the WARC files (created if missing).
+    pub dir: PathBuf,
+    /// File name prefix, e.g. `dedupcrawl` → `dedupcrawl-20261122051500-00001-myhost.warc.gz`.
+    pub prefix: String,
+    /// Gzip (default) or plain.
+    pub compression: WarcCompression,
+    /// A new file is started before the next write once the current one reaches this size.
+    pub max_file_size: u64,
+    /// `software` field of each `warcinfo`.
+    pub software: String,
+    /// Further `warcinfo` fields in order (operator, http-header-user-agent, robots, description,
+    /// a config summary, ...). Line breaks in values are replaced by spaces.
+    pub warcinfo_fields: Vec<(String, String)>,
+    /// Host name used in file names and `warcinfo`; the machine's host name when `None`.
+    pub host_name: Option<String>,
+}
+
+impl WarcWriterConfig {
+    /// Default rotation size: 1 GB, the usual WARC file size.
+    pub const DEFAULT_MAX_FILE_SIZE: u64 = 1_000_000_000;
+
+    /// Gzip files of at most about 1 GB in `dir`, named with `prefix`.
+    pub fn new(dir: impl Into<PathBuf>, prefix: impl Into<String>) -> Self {
+        WarcWriterConfig {
+            dir: dir.into(),
+            prefix: prefix.into(),
+            compression: WarcCompression::Gzip,
+            max_file_size: Self::DEFAULT_MAX_FILE_SIZE,
+            software: concat!("dedupcrawl/", env!("CARGO_PKG_VERSION")).to_string(),
+            warcinfo_fields: Vec::new(),
+            host_name: None,
+        }
+    }
+}
+
+/// Where a record was written: what a CDXJ line (and a later revisit) needs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordLocation {
+    /// File name (no directory), as CDXJ `filename`.
+    pub file_name: String,
+    /// Byte offset of the record (its gzip member) in the file.
+    pub offset: u64,
+    /// Stored length of the record: the gzip member length for `.warc.gz`; for `.warc` the
+    /// record without its closing `\r\n\r\n` (as warcio and cdxj-indexer count it).
+    pub length: u64,
+    /// `WARC-Record-ID`, e.g. `<urn:uuid:...>`.
+    pub record_id: String,
+    /// `WARC-Type`.
+    pub record_type: RecordType,
+    /// `WARC-Date` (microsecond precision).
+    pub warc_date: DateTime<Utc>,
+    /// `WARC-Target-URI`.
+    pub target_uri: String,
+    /// Payload digest (`sha1:` base32): of the HTTP payload for responses, requests and
+    /// revisits (for a revisit: the original's), of the whole block for metadata.
+    pub payload_digest: String,
+    /// The CDXJ `mime`: HTTP Content-Type without parameters for responses, `warc/revisit` for
+    /// revisits, the record Content-Type for metadata.
+    pub mime: Option<String>,
+    /// HTTP status for responses and revisits.
+    pub http_status: Option<u16>,
+}
+
+/// The two records written for one fetch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CaptureLocations {
+    /// The `response` or `revisit` record.
+    pub response: RecordLocation,
+    /// The `request` record (`WARC-Concurrent-To` the response).
+    pub request: RecordLocation,
+}
+
+/// One fetch as the crawler saw it.
+#[derive(Debug, Clone)]
+pub struct Capture<'a> {
+    /// The URI fetched.
+    pub target_uri: &'a str,
+    /// When the response started to arrive.
+    pub fetch_time: DateTime<Utc>,
+    /// Address of the server, if known.
+    pub remote_ip: Option<IpAddr>,
+    /// The request sent.
+    pub request: &'a HttpRequestHead,
+    /// The response head as received (headers unmodified, in received order).
+    pub response: &'a HttpResponseHead,
+    /// The body as the client delivered it (transfer coding removed; content coding removed
+    /// when `content_decoded`), possibly cut at the size limit.
+    pub body: &'a [u8],
+    /// The body was cut at the crawler's size limit (`WARC-Truncated: length`).
+    pub truncated: bool,
+    /// The client undid the `Content-Encoding` (gzip, br, ...).
+    pub content_decoded: bool,
+}
+
+impl<'a> Capture<'a> {
+    /// A capture fetched now, without IP, not truncated, not decoded.
+    pub fn new(
+        target_uri: &'a str,
+        request: &'a HttpRequestHead,
+        response: &'a HttpResponseHead,
+        body: &'a [u8],
+    ) -> Self {
+        Capture {
+            target_uri,
+            fetch_time: Utc::now(),
+            remote_ip: None,
+            request,
+            response,
+            body,
+            truncated: false,
+            content_decoded: false,
+        }
+    }
+}
+
+/// The earlier capture a revisit refers to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OriginalCapture {
+    /// Its `WARC-Target-URI` (`WARC-Refers-To-Target-URI`).
+    pub target_uri: String,
+    /// Its `WARC-Date` (`WARC-Refers-To-Date`).
+    pub warc_date: DateTime<Utc>,
+    /// Its `WARC-Record-ID` (`WARC-Refers-To`), if known.
+    pub record_id: Option<String>,
+    /// Its `WARC-Payload-Digest`, if known.
+    pub payload_digest: Option<String>,
+}
+
+impl From<&RecordLocation> for OriginalCapture {
+    fn from(location: &RecordLocation) -> Self {
+        OriginalCapture {
+            target_uri: location.target_uri.clone(),
+            warc_date: location.warc_date,
+            record_id: Some(location.record_id.clone()),
+            payload_digest: Some(location.payload_digest.clone()),
+        }
+    }
+}
+
+/// A `metadata` record.
+#[derive(Debug, Clone)]
+pub struct MetadataRecord<'a> {
+    /// The URI the metadata is about.
+    pub target_uri: &'a str,
+    /// `WARC-Date`.
+    pub date: DateTime<Utc>,
+    /// `application/json` or `application/warc-fields` (the latter is left out of CDXJ indexes
+    /// by pywb tools).
+    pub content_type: &'a str,
+    /// The block.
+    pub body: &'a [u8],
+    /// `WARC-Concurrent-To`: the record of the same capture, if one was written.
+    pub concurrent_to: Option<&'a str>,
+    /// `WARC-Refers-To`: the record this one is about (e.g. the near-duplicate's original).
+    pub refers_to: Option<&'a str>,
+}
+
+/// Why a page was judged a near duplicate, stored as a JSON `metadata` record.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NearDuplicateProvenance {
+    /// The page it duplicates.
+    pub original_uri: String,
+    /// When the original was captured.
+    pub original_date: Option<DateTime<Utc>>,
+    /// The original's `WARC-Record-ID` (becomes `WARC-Refers-To`).
+    pub original_record_id: Option<String>,
+    /// Estimated similarity in [0, 1].
+    pub similarity: f64,
+    /// How it was found (`minhash-lsh`, `containment`, ...).
+    pub method: String,
+}
+
+struct OpenWarcFile {
+    path: PathBuf,
+    file_name: String,
+    file: File,
+    len: u64,
+    warcinfo_id: String,
+}
+
+/// Writes WARC 1.1 files (see the crate docs for the exact records).
+///
+/// Each record is serialized and compressed in memory on its own and written with one
+/// `write_all`; nothing else is buffered. A record is never split across files.
+pub struct WarcWriter {
+    config: WarcWriterConfig,
+    host_name: String,
+    next_serial: u64,
+    current: Option<OpenWarcFile>,
+    files_written: Vec<PathBuf>,
+}
+
+fn new_record_id() -> String {
+    format!("<urn:uuid:{}>", uuid::Uuid::new_v4())
+}
+
+/// `WARC-Date` text: UTC, microseconds (allowed by WARC 1.1).
+pub(crate) fn format_warc_date(date: &DateTime<Utc>) -> String {
+    date.format("%Y-%m-%dT%H:%M:%S%.6fZ").to_string()
+}
+
+/// CDXJ mime rule (as cdxj-indexer): the media type before any `;` or whitespace.
+pub(crate) fn mime_of_content_type(value: &str) -> String {
+    value
+        .trim()
+        .split(|c: char| c == ';' || c.is_whitespace())
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_string()
+}
+
+fn check_uri(uri: &str) -> Result<(), ArchiveError> {
+    if uri.is_empty() || uri.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        Err(ArchiveError::InvalidInput(format!(
+            "target URI {uri:?} is empty or contains whitespace"
+        )))
+    } else {
+        Ok(())
+    }
+}
+
+fn check_field_value(what: &str, value: &str) -> Result<(), ArchiveError> {
+    if value.contains(['\r', '\n']) {
+        Err(ArchiveError::InvalidInput(format!(
+            "{what} contains a line break"
+        )))
+    } else {
+        Ok(())
+    }
+}
+
+/// Machine host name, made safe for a file name.
+fn machine_host_name() -> String {
+    let raw = ["/proc/sys/kernel/hostname", "/etc/hostname"]
+        .iter()
+        .find_map(|path| fs::read_to_string(path).ok())
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .or_else(|| std::env::var("COMPUTERNAME").ok())
+        .unwrap_or_default();
+    sanitize_host_name(raw.trim())
+}
+
+fn sanitize_host_name(raw: &str) -> String {
+    let cleaned: String = raw
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '.' || c == '_' || c == '-' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    if cleaned.is_empty() {
+        "localhost".to_string()
+    } else {
+        cleaned
+    }
+}
+
+/// Parsed name of a file this writer wrote: `PREFIX-TIMESTAMP14-SERIAL-HOST.warc[.gz]`.
+fn parse_file_serial(file_name: &str, prefix: &str, host: &str) -> Option<u64> {
+    let rest = file_name.strip_prefix(prefix)?.strip_prefix('-')?;
+    let rest = rest
+        .strip_suffix(".warc.gz")
+        .or_else(|| rest.strip_suffix(".warc"))?;
+    let mut parts = rest.splitn(3, '-');
+    let timestamp = parts.next()?;
+    let serial = parts.next()?;
+    let file_host = parts.next()?;
+    let is_digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    if timestamp.len() != 14 || !is_digits(timestamp) || !is_digits(serial) || file_host != host {
+        return None;
+    }
+    serial.parse().ok()
+}
+
+/// Files in `dir` written by a writer with this prefix and host, with their serials.
+fn existing_files(
+    dir: &Path,
+    prefix: &str,
+    host: &str,
+) -> Result<Vec<(u64, PathBuf)>, ArchiveError> {
+    let entries = fs::read_dir(dir).map_err(|e| ArchiveError::io("list", dir, e))?;
+    let mut found = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|e| ArchiveError::io("list", dir, e))?;
+        let name = entry.file_name();
+        if let Some(serial) = name
+            .to_str()
+            .and_then(|name| parse_file_serial(name, prefix, host))
+        {
+            found.push((serial, entry.path()));
+        }
+    }
+    found.sort();
+    Ok(found)
+}
+
+/// Fields of the WARC header that vary per record (the common ones are added by `write_record`).
+struct RecordSpec<'a> {
+    record_type: RecordType,
+    record_id: String,
+    date: DateTime<Utc>,
+    target_uri: Option<&'a str>,
+    /// Fields written after `WARC-Target-URI`, in order.
+    fields: Vec<(&'static str, String)>,
+    content_type: &'a str,
+    /// Start of the block that is not payload (HTTP head); may be empty.
+    head: &'a [u8],
+    /// The payload: the rest of the block.
+    payload: &'a [u8],
+    /// Write `WARC-Payload-Digest`: `None` = no, `Some(None)` = computed, `Some(Some(d))` = `d`.
+    payload_digest: Option<Option<String>>,
+}
+
+/// Result of writing one record.
+struct Written {
+    file_name: String,
+    offset: u64,
+    length: u64,
+    payload_digest: String,
+}
+
+impl WarcWriter {
+    /// A writer for `config.dir`. The first file is created at the first write; its serial
+    /// follows the highest one already in the directory for this prefix and host, so a writer
+    /// never appends to an existing file.
+    pub fn open(config: WarcWriterConfig) -> Result<Self, ArchiveError> {
+        if config.prefix.is_empty()
+            || config
+                .prefix
+                .chars()
+                .any(|c| c == '/' || c == '\\' || c.is_whitespace() || c.is_control())
+        {
+            return Err(ArchiveError::InvalidInput(format!(
+                "WARC file prefix {:?} must be non-empty, without separators or whitespace",
+                config.prefix
+            )));
+        }
+        for (name, _) in &config.warcinfo_fields {
+            if name.is_empty() || name.contains(':') || name.chars().any(char::is_whitespace) {
+                return Err(ArchiveError::InvalidInput(format!(
+                    "warcinfo field name {name:?} must be non-empty, without ':' or whitespace"
+                )));
+            }
+        }
+        check_field_value("software", &config.software)?;
+        fs::create_dir_all(&config.dir)
+            .map_err(|e| ArchiveError::io("create directory", &config.dir, e))?;
+        let host_name = match &config.host_name {
+            Some(name) => sanitize_host_name(name),
+            None => machine_host_name(),
+        };
+        let next_serial = existing_files(&config.dir, &config.prefix, &host_name)?
+            .last()
+            .map_or(1, |(serial, _)| serial + 1);
+        Ok(WarcWriter {
+            config,
+            host_name,
+            next_serial,
+            current: None,
+            files_written: Vec::new(),
+        })
+    }
+
+    /// Reopens a directory after a crash: runs [`repair_tail`] on the newest file of this prefix
+    /// and host (removing it if nothing valid is left), then opens a writer that starts a new
+    /// file with the next serial.
+    pub fn resume(config: WarcWriterConfig) -> Result<(Self, Option<RepairReport>), ArchiveError> {
+        let writer = Self::open(config)?;
+        let existing =
+            existing_files(&writer.config.dir, &writer.config.prefix, &writer.host_name)?;
+        let Some((_, newest)) = existing.last() else {
+            return Ok((writer, None));
+        };
+        let report = repair_tail(newest)?;
+        if report.new_len == 0 {
+            fs::remove_file(newest).map_err(|e| ArchiveError::io("remove", newest, e))?;
+        }
+        Ok((writer, Some(report)))
+    }
+
+    /// The file being written, if one is open.
+    pub fn current_file(&self) -> Option<&Path> {
+        self.current.as_ref().map(|open| open.path.as_path())
+    }
+
+    /// Every file this writer created, in order.
+    pub fn files_written(&self) -> &[PathBuf] {
+        &self.files_written
+    }
+
+    /// The host name used in file names.
+    pub fn host_name(&self) -> &str {
+        &self.host_name
+    }
+
+    /// Writes the `response` record and its `request` record for a newly archived page.
+    pub fn write_capture(
+        &mut self,
+        capture: &Capture<'_>,
+    ) -> Result<CaptureLocations, ArchiveError> {
+        check_uri(capture.target_uri)?;
+        let headers = stored_response_headers(
+            capture.response,
+            capture.body.len(),
+            capture.content_decoded,
+        );
+        let head = serialize_response_head(capture.response, &headers)?;
+        let mut fields = Vec::new();
+        if let Some(ip) = capture.remote_ip {
+            fields.push(("WARC-IP-Address", ip.to_string()));
+        }
+        if capture.truncated {
+            fields.push(("WARC-Truncated", "length".to_string()));
+        }
+        let mime = content_type_mime(&capture.response.headers);
+        self.rotate_if_full()?;
+        let response = self.write_located(
+            RecordSpec {
+                record_type: RecordType::Response,
+                record_id: new_record_id(),
+                date: capture.fetch_time,
+                target_uri: Some(capture.target_uri),
+                fields,
+                content_type: CONTENT_TYPE_HTTP_RESPONSE,
+                head: &head,
+                payload: capture.body,
+                payload_digest: Some(None),
+            },
+            mime,
+            Some(capture.response.status),
+        )?;
+        let request = self.write_request(capture, &response.record_id)?;
+        Ok(CaptureLocations { response, request })
+    }
+
+    /// Writes a `revisit` (profile identical-payload-digest) for a capture whose payload is
+    /// byte-identical to `original`'s, plus its `request`. The block holds only the HTTP
+    /// headers. Fails with [`ArchiveError::RevisitDigestMismatch`] when the body's digest is not
+    /// the original's.
+    pub fn write_identical_payload_revisit(
+        &mut self,
+        capture: &Capture<'_>,
+        original: &OriginalCapture,
+    ) -> Result<CaptureLocations, ArchiveError> {
+        check_uri(capture.target_uri)?;
+        let digest = sha1_digest(capture.body);
+        if let Some(original_digest) = &original.payload_digest
+            && !same_sha1(&digest, original_digest)
+        {
+            return Err(ArchiveError::RevisitDigestMismatch {
+                target_uri: capture.target_uri.to_string(),
+                computed: digest,
+                original: original_digest.clone(),
+            });
+        }
+        let headers = stored_response_headers(
+            capture.response,
+            capture.body.len(),
+            capture.content_decoded,
+        );
+        let head = serialize_response_head(capture.response, &headers)?;
+        self.write_revisit(
+            capture,
+            original,
+            PROFILE_IDENTICAL_PAYLOAD_DIGEST,
+            &head,
+            Some(digest),
+        )
+    }
+
+    /// Writes a `revisit` (profile server-not-modified) for a `304` answer to a conditional
+    /// request, plus its `request`. The block is the 304 head as received.
+    pub fn write_not_modified_revisit(
+        &mut self,
+        capture: &Capture<'_>,
+        original: &OriginalCapture,
+    ) -> Result<CaptureLocations, ArchiveError> {
+        check_uri(capture.target_uri)?;
+        let headers = capture
+            .response
+            .headers
+            .iter()
+            .map(|(name, value)| (name.as_str().into(), value.as_slice().into()))
+            .collect();
+        let head = serialize_response_head(capture.response, &headers)?;
+        self.write_revisit(
+            capture,
+            original,
+            PROFILE_SERVER_NOT_MODIFIED,
+            &head,
+            original.payload_digest.clone(),
+        )
+    }
+
+    fn write_revisit(
+        &mut self,
+        capture: &Capture<'_>,
+        original: &OriginalCapture,
+        profile: &str,
+        head: &[u8],
+        payload_digest: Option<String>,
+    ) -> Result<CaptureLocations, ArchiveError> {
+        check_uri(&original.target_uri)?;
+        let mut fields = Vec::new();
+        if let Some(ip) = capture.remote_ip {
+            fields.push(("WARC-IP-Address", ip.to_string()));
+        }
+        fields.push(("WARC-Profile", profile.to_string()));
+        if let Some(record_id) = &original.record_id {
+            check_field_value("original record id", record_id)?;
+            fields.push(("WARC-Refers-To", record_id.clone()));
+        }
+        fields.push(("WARC-Refers-To-Target-URI", original.target_uri.clone()));
+        fields.push((
+            "WARC-Refers-To-Date",
+            format_warc_date(&original.warc_date.trunc_subsecs(6)),
+        ));
+        if let Some(digest) = &payload_digest {
+            check_field_value("payload digest", digest)?;
+        }
+        self.rotate_if_full()?;
+        let response = self.write_located(
+            RecordSpec {
+                record_type: RecordType::Revisit,
+                record_id: new_record_id(),
+                date: capture.fetch_time,
+                target_uri: Some(capture.target_uri),
+                fields,
+                content_type: CONTENT_TYPE_HTTP_RESPONSE,
+                head,
+                payload: b"",
+                payload_digest: payload_digest.map(Some),
+            },
+            Some("warc/revisit".to_string()),
+            Some(capture.response.status),
+        )?;
+        let request = self.write_request(capture, &response.record_id)?;
+        Ok(CaptureLocations { response, request })
+    }
+
+    fn write_request(
+        &mut self,
+        capture: &Capture<'_>,
+        response_id: &str,
+    ) -> Result<RecordLocation, ArchiveError> {
+        let head = serialize_request_head(capture.request)?;
+        self.write_located(
+            RecordSpec {
+                record_type: RecordType::Request,
+                record_id: new_record_id(),
+                date: capture.fetch_time,
+                target_uri: Some(capture.target_uri),
+                fields: vec![("WARC-Concurrent-To", response_id.to_string())],
+                content_type: CONTENT_TYPE_HTTP_REQUEST,
+                head: &head,
+                payload: b"",
+                payload_digest: Some(None),
+            },
+            None,
+            None,
+        )
+    }
+
+    /// Writes a `metadata` record.
+    pub fn write_metadata(
+        &mut self,
+        metadata: &MetadataRecord<'_>,
+    ) -> Result<RecordLocation, ArchiveError> {
+        check_uri(metadata.target_uri)?;
+        check_field_value("content type", metadata.content_type)?;
+        let mut fields = Vec::new();
+        if let Some(id) = metadata.concurrent_to {
+            check_field_value("concurrent record id", id)?;
+            fields.push(("WARC-Concurrent-To", id.to_string()));
+        }
+        if let Some(id) = metadata.refers_to {
+            check_field_value("referred record id", id)?;
+            fields.push(("WARC-Refers-To", id.to_string()));
+        }
+        self.rotate_if_full()?;
+        self.write_located(
+            RecordSpec {
+                record_type: RecordType::Metadata,
+                record_id: new_record_id(),
+                date: metadata.date,
+                target_uri: Some(metadata.target_uri),
+                fields,
+                content_type: metadata.content_type,
+                head: b"",
+                payload: metadata.body,
+                payload_digest: None,
+            },
+            Some(mime_of_content_type(metadata.content_type)),
+            None,
+        )
+    }
+
+    /// Writes near-duplicate provenance as an `application/json` `metadata` record:
+    /// `{"type":"near-duplicate","original_uri":..,"original_date":..,"original_record_id":..,
+    /// "similarity":..,"method":..}`, `WARC-Refers-To` the original's record when known and
+    /// `WARC-Concurrent-To` the capture's own record when one was written.
+    pub fn write_near_duplicate_metadata(
+        &mut self,
+        target_uri: &str,
+        date: DateTime<Utc>,
+        concurrent_to: Option<&str>,
+        provenance: &NearDuplicateProvenance,
+    ) -> Result<RecordLocation, ArchiveError> {
+        let body = serde_json::json!({
+            "type": "near-duplicate",
+            "original_uri": provenance.original_uri,
+            "original_date": provenance.original_date.map(|d| format_warc_date(&d.trunc_subsecs(6))),
+            "original_record_id": provenance.original_record_id,
+            "similarity": provenance.similarity,
+            "method": provenance.method,
+        })
+        .to_string();
+        self.write_metadata(&MetadataRecord {
+            target_uri,
+            date,
+            content_type: "application/json",
+            body: body.as_bytes(),
+            concurrent_to,
+            refers_to: provenance.original_record_id.as_deref(),
+        })
+    }
+
+    /// Flushes the current file to disk (`fsync`). Call before recording crawl progress.
+    pub fn flush(&mut self) -> Result<(), ArchiveError> {
+        if let Some(open) = &mut self.current {
+            open.file
+                .flush()
+                .and_then(|()| open.file.sync_data())
+                .map_err(|e| ArchiveError::io("sync", &open.path, e))?;
+        }
+        Ok(())
+    }
+
+    /// Flushes and closes the current file; returns every file this writer created.
+    pub fn close(mut self) -> Result<Vec<PathBuf>, ArchiveError> {
+        self.flush()?;
+        self.current = None;
+        Ok(std::mem::take(&mut self.files_written))
+    }
+
+    fn rotate_if_full(&mut self) -> Result<(), ArchiveError> {
+        if self
+            .current
+            .as_ref()
+            .is_some_and(|open| open.len >= self.config.max_file_size)
+        {
+            self.flush()?;
+            self.current = None;
+        }
+        Ok(())
+    }
+
+    fn write_located(
+        &mut self,
+        spec: RecordSpec<'_>,
+        mime: Option<String>,
+        http_status: Option<u16>,
+    ) -> Result<RecordLocation, ArchiveError> {
+        let record_type = spec.record_type;
+        let record_id = spec.record_id.clone();
+        let warc_date = spec.date.trunc_subsecs(6);
+        let target_uri = spec.target_uri.unwrap_or_default().to_string();
+        let written = self.write_record(spec)?;
+        Ok(RecordLocation {
+            file_name: written.file_name,
+            offset: written.offset,
+            length: written.length,
+            record_id,
+            record_type,
+            warc_date,
+            target_uri,
+            payload_digest: written.payload_digest,
+            mime,
+            http_status,
+        })
+    }
+
+    fn open_next_file(&mut self) -> Result<(), ArchiveError> {
+        let now = Utc::now();
+        let file_name = format!(
+            "{}-{}-{:05}-{}{}",
+            self.config.prefix,
+            now.format("%Y%m%d%H%M%S"),
+            self.next_serial,
+            self.host_name,
+            self.config.compression.extension()
+        );
+        let path = self.config.dir.join(&file_name);
+        let file = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+            .map_err(|e| ArchiveError::io("create", &path, e))?;
+        // Make the new directory entry durable too, so a crash cannot lose the whole file.
+        if let Ok(dir) = File::open(&self.config.dir) {
+            let _ = dir.sync_all();
+        }
+        self.next_serial += 1;
+        self.files_written.push(path.clone());
+        let warcinfo_id = new_record_id();
+        self.current = Some(OpenWarcFile {
+            path,
+            file_name: file_name.clone(),
+            file,
+            len: 0,
+            warcinfo_id: warcinfo_id.clone(),
+        });
+        let block = self.warcinfo_block(&file_name);
+        let written = self.write_record(RecordSpec {
+            record_type: RecordType::Warcinfo,
+            record_id: warcinfo_id,
+            date: now,
+            target_uri: None,
+            fields: vec![("WARC-Filename", file_name)],
+            content_type: CONTENT_TYPE_WARC_FIELDS,
+            head: b"",
+            payload: &block,
+            payload_digest: None,
+        });
+        if let Err(error) = written {
+            // Records must never follow a missing warcinfo: the next write starts a new file.
+            self.current = None;
+            return Err(error);
+        }
+        Ok(())
+    }
+
+    fn warcinfo_block(&self, file_name: &str) -> Vec<u8> {
+        let mut block = String::new();
+        let mut field = |name: &str, value: &str| {
+            block.push_str(name);
+            block.push_str(": ");
+            block.push_str(&value.replace(['\r', '\n'], " "));
+            block.push_str("\r\n");
+        };
+        field("software", &self.config.software);
+        field("format", "WARC File Format 1.1");
+        field(
+            "conformsTo",
+            "http://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/",
+        );
+        field("hostname", &self.host_name);
+        field("filename", file_name);
+        for (name, value) in &self.config.warcinfo_fields {
+            field(name, value);
+        }
+        block.into_bytes()
+    }
+
+    /// Serializes, compresses and appends one record. On a failed write the file is cut back
+    /// to where the record started, so a later record never follows a partial one.
+    fn write_record(&mut self, spec: RecordSpec<'_>) -> Result<Written, ArchiveError> {
+        if self.current.is_none() {
+            self.open_next_file()?;
+        }
+        let compression = self.config.compression;
+        let Some(open) = self.current.as_mut() else {
+            return Err(ArchiveError::InvalidInput("no WARC file open".to_string()));
+        };
+        let mut block_digester = Sha1Digester::default();
+        block_digester.update(spec.head);
+        block_digester.update(spec.payload);
+        let block_digest = block_digester.finish();
+        let computed_payload_digest = sha1_digest(spec.payload);
+
+        let mut header = String::with_capacity(512);
+        let mut field = |name: &str, value: &str| {
+            header.push_str(name);
+            header.push_str(": ");
+            header.push_str(value);
+            header.push_str("\r\n");
+        };
+        field("WARC-Type", spec.record_type.as_str());
+        field("WARC-Record-ID", &spec.record_id);
+        field("WARC-Date", &format_warc_date(&spec.date.trunc_subsecs(6)));
+        if let Some(uri) = spec.target_uri {
+            field("WARC-Target-URI", uri);
+        }
+        for (name, value) in &spec.fields {
+            field(name, value);
+        }
+        if spec.record_type != RecordType::Warcinfo {
+            field("WARC-Warcinfo-ID", &open.warcinfo_id);
+        }
+        field("Content-Type", spec.content_type);
+        field("WARC-Block-Digest", &block_digest);
+        let payload_digest = match spec.payload_digest {
+            Some(Some(given)) => {
+                field("WARC-Payload-Digest", &given);
+                given
+            }
+            Some(None) => {
+                field("WARC-Payload-Digest", &computed_payload_digest);
+                computed_payload_digest
+            }
+            None => computed_payload_digest,
+        };
+        let block_len = spec.head.len() + spec.payload.len();
+        field("Content-Length", &block_len.to_string());
+
+        let parts: [&[u8]; 6] = [
+            b"WARC/1.1\r\n",
+            header.as_bytes(),
+            b"\r\n",
+            spec.head,
+            spec.payload,
+            b"\r\n\r\n",
+        ];
+        let stored = match compression {
+            WarcCompression::Gzip => {
+                let mut encoder = GzEncoder::new(
+                    Vec::with_capacity(block_len / 2 + 1024),
+                    Compression::default(),
+                );
+                for part in parts {
+                    encoder
+                        .write_all(part)
+                        .map_err(|e| ArchiveError::io("compress record for", &open.path, e))?;
+                }
+                encoder
+                    .finish()
+                    .map_err(|e| ArchiveError::io("compress record for", &open.path, e))?
+            }
+            WarcCompression::None => parts.concat(),
+        };
+        let offset = open.len;
+        if let Err(error) = open.file.write_all(&stored) {
+            // Best effort: drop the partial record so the file stays valid.
+            let _ = open.file.set_len(offset);
+            let _ = open.file.seek(SeekFrom::Start(offset));
+            return Err(ArchiveError::io("write", &open.path, error));
+        }
+        open.len += stored.len() as u64;
+        // For plain files warcio and cdxj-indexer count a record without its closing CRLFCRLF.
+        let length = match compression {
+            WarcCompression::Gzip => stored.len(),
+            WarcCompression::None => stored.len() - 4,
+        };
+        Ok(Written {
+            file_name: open.file_name.clone(),
+            offset,
+            length: length as u64,
+            payload_digest,
+        })
+    }
+}
+
+fn content_type_mime(headers: &[(String, Vec<u8>)]) -> Option<String> {
+    headers
+        .iter()
+        .find(|(name, _)| name.eq_ignore_ascii_case("content-type"))
+        .map(|(_, value)| mime_of_content_type(&String::from_utf8_lossy(value)))
+}
+
+impl Drop for WarcWriter {
+    fn drop(&mut self) {
+        // Best effort; callers that care about errors call `close`.
+        let _ = self.flush();
+    }
+}
+
+impl std::fmt::Debug for WarcWriter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WarcWriter")
+            .field("dir", &self.config.dir)
+            .field("prefix", &self.config.prefix)
+            .field("current_file", &self.current_file())
+            .field("next_serial", &self.next_serial)
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_names_round_trip() {
+        assert_eq!(
+            parse_file_serial(
+                "dedupcrawl-20261122051500-00012-my-host.warc.gz",
+                "dedupcrawl",
+                "my-host"
+            ),
+            Some(12)
+        );
+        assert_eq!(
+            parse_file_serial("a-b-20261122051500-00012-h.warc", "a", "h"),
+            None
+        );
+        assert_eq!(
+            parse_file_serial("a-20261122051500-00012-other.warc", "a", "h"),
+            None
+        );
+        assert_eq!(sanitize_host_name("my host/1"), "my-host-1");
+    }
+
+    #[test]
+    fn mime_drops_parameters() {
+        assert_eq!(
+            mime_of_content_type("text/html; charset=utf-8"),
+            "text/html"
+        );
+        assert_eq!(mime_of_content_type(" text/plain "), "text/plain");
+    }
+}

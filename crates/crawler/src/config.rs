@@ -1,0 +1,567 @@
+//! The crawl configuration: TOML file (`config/default.toml` documents every key), command-line
+//! overrides, per-site overrides, validation.
+//!
+//! Unknown keys are errors (every table is `deny_unknown_fields`), and values are checked by
+//! [`CrawlConfig::validate`] before anything is fetched; every message names the key.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use dedupcrawl_fetch::{FetchConfig, OversizePolicy};
+use dedupcrawl_frontier::{
+    CanonicalUrl, CanonicalizationRules, PolitenessConfig, ScopeRules, UrlPattern,
+};
+use dedupcrawl_pipeline::DedupSettings;
+use serde::{Deserialize, Serialize};
+
+use crate::error::CrawlError;
+
+/// The whole configuration of one crawl.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CrawlConfig {
+    pub crawl: CrawlSettings,
+    pub fetch: FetchSettings,
+    pub scope: ScopeSettings,
+    pub canonicalization: CanonicalizationSettings,
+    pub archive: ArchiveSettings,
+    pub dedup: DedupSettings,
+    /// `[[site]]` entries: seeds with their own scope and politeness.
+    pub site: Vec<SiteConfig>,
+}
+
+/// `[crawl]`: where, what and how fast.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CrawlSettings {
+    /// Output directory (`warc/`, `crawl.log.jsonl`, `index.cdxj`, `state/`, `report.json`).
+    pub out: PathBuf,
+    /// Seeds of an implicit site whose scope is the seeds' hosts.
+    pub seeds: Vec<String>,
+    /// `User-Agent` header; its first word is the robots.txt product token.
+    pub user_agent: String,
+    /// Most requests in flight over all hosts.
+    pub concurrency: u32,
+    /// Most requests in flight per host.
+    pub per_host: u32,
+    /// Minimum seconds between two requests to one host (a larger robots Crawl-delay wins).
+    pub delay: f64,
+    /// Largest robots.txt Crawl-delay honoured, in seconds.
+    pub max_crawl_delay: f64,
+    /// Most pages fetched in the whole crawl (unset: no limit).
+    pub max_pages: Option<u64>,
+    /// Most pages fetched per host (unset: no limit).
+    pub max_pages_per_host: Option<u64>,
+    /// Largest link depth from a seed, seeds are depth 0 (unset: no limit).
+    pub max_depth: Option<u32>,
+    /// Most redirect hops followed from one URL.
+    pub max_redirects: u8,
+    /// Seed the frontier from robots.txt `Sitemap:` lines and `/sitemap.xml`.
+    pub sitemaps: bool,
+    /// Show a progress bar when stderr is a terminal.
+    pub progress: bool,
+}
+
+impl Default for CrawlSettings {
+    fn default() -> Self {
+        CrawlSettings {
+            out: PathBuf::from("crawl-out"),
+            seeds: Vec::new(),
+            user_agent: dedupcrawl_fetch::DEFAULT_USER_AGENT.to_string(),
+            concurrency: 64,
+            per_host: 1,
+            delay: 1.0,
+            max_crawl_delay: 30.0,
+            max_pages: None,
+            max_pages_per_host: None,
+            max_depth: None,
+            max_redirects: 5,
+            sitemaps: true,
+            progress: true,
+        }
+    }
+}
+
+/// `[fetch]`: timeouts, limits, retries.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct FetchSettings {
+    /// Seconds for TCP connect + TLS handshake.
+    pub connect_timeout: f64,
+    /// Seconds of silence tolerated while waiting for the head or between body chunks.
+    pub read_timeout: f64,
+    /// Seconds for a whole fetch, body included.
+    pub total_timeout: f64,
+    /// Most body bytes kept (after content decoding).
+    pub max_body_bytes: u64,
+    /// `truncate` (keep the first `max_body_bytes`, archive with WARC-Truncated) or `skip`.
+    pub oversize: Oversize,
+    /// Tries of one URL (first included) on timeouts, connection errors and 5xx.
+    pub max_attempts: u8,
+    /// Seconds before the first retry; doubled for each further one.
+    pub retry_backoff: f64,
+    /// Longest retry backoff, seconds.
+    pub max_retry_backoff: f64,
+    /// Longest host pause honoured from a `Retry-After`, seconds.
+    pub max_retry_after: f64,
+    /// Pause of a host whose robots.txt answered 5xx or was unreachable, seconds.
+    pub robots_retry: f64,
+}
+
+impl Default for FetchSettings {
+    fn default() -> Self {
+        FetchSettings {
+            connect_timeout: 10.0,
+            read_timeout: 30.0,
+            total_timeout: 60.0,
+            max_body_bytes: 10 * 1024 * 1024,
+            oversize: Oversize::Truncate,
+            max_attempts: 3,
+            retry_backoff: 30.0,
+            max_retry_backoff: 3600.0,
+            max_retry_after: 3600.0,
+            robots_retry: 300.0,
+        }
+    }
+}
+
+/// What happens to a body over `fetch.max_body_bytes`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Oversize {
+    #[default]
+    Truncate,
+    Skip,
+}
+
+/// `[scope]`: rules applied to every site (a site's own lists are added to these).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ScopeSettings {
+    /// Hosts that are never crawled (`example.com`, `*.example.com`).
+    pub denied_hosts: Vec<String>,
+    /// Regular expressions: a URL matching one is out of scope.
+    pub deny_patterns: Vec<String>,
+}
+
+/// `[canonicalization]`: how URLs are spelled before the seen-URL check.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CanonicalizationSettings {
+    /// Parameter names removed (tracking and session ids), case-insensitive.
+    pub strip_params: Vec<String>,
+    /// Parameter name prefixes removed (`utm_`).
+    pub strip_param_prefixes: Vec<String>,
+    /// Sort query parameters.
+    pub sort_query: bool,
+    /// Longest URL accepted, bytes.
+    pub max_url_length: usize,
+}
+
+impl Default for CanonicalizationSettings {
+    fn default() -> Self {
+        let rules = CanonicalizationRules::default();
+        CanonicalizationSettings {
+            strip_params: rules.strip_params,
+            strip_param_prefixes: rules.strip_param_prefixes,
+            sort_query: rules.sort_query,
+            max_url_length: rules.max_length,
+        }
+    }
+}
+
+impl CanonicalizationSettings {
+    pub fn rules(&self) -> CanonicalizationRules {
+        CanonicalizationRules {
+            strip_params: self.strip_params.clone(),
+            strip_param_prefixes: self.strip_param_prefixes.clone(),
+            sort_query: self.sort_query,
+            max_length: self.max_url_length,
+        }
+    }
+}
+
+/// `[archive]`: what goes into the WARC files.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ArchiveSettings {
+    /// WARC file name prefix.
+    pub prefix: String,
+    /// A new WARC file is started once the current one reaches this many bytes.
+    pub max_file_size: u64,
+    /// Non-HTML responses (PDF, images, CSV ...): `archive` (exact dedup only) or `skip`.
+    pub non_html: NonHtmlPolicy,
+    /// Near duplicates and contained pages: `log` (crawl log only), `metadata` (plus a WARC
+    /// metadata record naming the original) or `archive` (plus a full response record).
+    pub near_duplicates: NearDuplicatePolicy,
+    /// Archive 3xx responses (so replay can follow redirects).
+    pub redirects: bool,
+}
+
+impl Default for ArchiveSettings {
+    fn default() -> Self {
+        ArchiveSettings {
+            prefix: "dedupcrawl".to_string(),
+            max_file_size: 1_000_000_000,
+            non_html: NonHtmlPolicy::Archive,
+            near_duplicates: NearDuplicatePolicy::Log,
+            redirects: true,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NonHtmlPolicy {
+    #[default]
+    Archive,
+    Skip,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NearDuplicatePolicy {
+    #[default]
+    Log,
+    Metadata,
+    Archive,
+}
+
+/// `[[site]]`: seeds with their own scope, politeness and dedup threshold.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SiteConfig {
+    /// A name for reports and logs (default: the first seed's host).
+    pub name: Option<String>,
+    pub seeds: Vec<String>,
+    /// Hosts belonging to the site (default: the seeds' hosts). `*.example.com` allowed.
+    pub allowed_hosts: Vec<String>,
+    pub denied_hosts: Vec<String>,
+    /// Regular expressions; when set, a URL must match one.
+    pub allow_patterns: Vec<String>,
+    pub deny_patterns: Vec<String>,
+    /// Overrides `crawl.delay` for this site's hosts.
+    pub delay: Option<f64>,
+    /// Overrides `crawl.max_depth`.
+    pub max_depth: Option<u32>,
+    /// Overrides `crawl.max_pages_per_host`.
+    pub max_pages: Option<u64>,
+    /// Overrides `dedup.threshold` for this site's pages (see the crate docs).
+    pub threshold: Option<f64>,
+}
+
+/// Command-line values that override config keys (`None` = keep the file's value).
+#[derive(Debug, Clone, Default)]
+pub struct ConfigOverrides {
+    pub seeds: Vec<String>,
+    pub out: Option<PathBuf>,
+    pub delay: Option<f64>,
+    pub concurrency: Option<u32>,
+    pub per_host: Option<u32>,
+    pub max_pages: Option<u64>,
+    pub max_depth: Option<u32>,
+    pub threshold: Option<f64>,
+    pub user_agent: Option<String>,
+}
+
+/// A site ready for the engine: parsed seeds and compiled scope.
+#[derive(Debug, Clone)]
+pub struct ResolvedSite {
+    pub name: String,
+    pub seeds: Vec<CanonicalUrl>,
+    pub scope: ScopeRules,
+    pub delay: Duration,
+    pub threshold: f64,
+}
+
+pub(crate) fn seconds(key: &str, value: f64) -> Result<Duration, CrawlError> {
+    Duration::try_from_secs_f64(value).map_err(|_| {
+        CrawlError::ConfigValue(format!(
+            "{key} = {value} must be a non-negative number of seconds"
+        ))
+    })
+}
+
+fn positive_seconds(key: &str, value: f64) -> Result<Duration, CrawlError> {
+    let duration = seconds(key, value)?;
+    if duration.is_zero() {
+        return Err(CrawlError::ConfigValue(format!(
+            "{key} = {value} must be more than 0 seconds"
+        )));
+    }
+    Ok(duration)
+}
+
+fn threshold_check(key: &str, value: f64) -> Result<(), CrawlError> {
+    if value > 0.0 && value <= 1.0 {
+        Ok(())
+    } else {
+        Err(CrawlError::ConfigValue(format!(
+            "{key} = {value} must be in (0, 1]"
+        )))
+    }
+}
+
+fn compile_patterns(key: &str, patterns: &[String]) -> Result<Vec<UrlPattern>, CrawlError> {
+    patterns
+        .iter()
+        .map(|p| UrlPattern::new(p).map_err(|e| CrawlError::ConfigValue(format!("{key}: {e}"))))
+        .collect()
+}
+
+impl CrawlConfig {
+    /// Parses TOML text (unknown keys are errors).
+    pub fn from_toml_str(text: &str) -> Result<CrawlConfig, CrawlError> {
+        toml::from_str(text).map_err(|e| CrawlError::ConfigParse {
+            path: None,
+            message: e.to_string(),
+        })
+    }
+
+    /// Reads and parses a TOML file.
+    pub fn load(path: &Path) -> Result<CrawlConfig, CrawlError> {
+        let text = std::fs::read_to_string(path).map_err(|source| CrawlError::ConfigRead {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        toml::from_str(&text).map_err(|e| CrawlError::ConfigParse {
+            path: Some(path.to_path_buf()),
+            message: e.to_string(),
+        })
+    }
+
+    /// Applies command-line overrides (flags win over keys).
+    pub fn apply(&mut self, overrides: ConfigOverrides) {
+        if !overrides.seeds.is_empty() {
+            self.crawl.seeds = overrides.seeds;
+        }
+        if let Some(out) = overrides.out {
+            self.crawl.out = out;
+        }
+        if let Some(delay) = overrides.delay {
+            self.crawl.delay = delay;
+            for site in &mut self.site {
+                site.delay = None;
+            }
+        }
+        if let Some(concurrency) = overrides.concurrency {
+            self.crawl.concurrency = concurrency;
+        }
+        if let Some(per_host) = overrides.per_host {
+            self.crawl.per_host = per_host;
+        }
+        if let Some(max_pages) = overrides.max_pages {
+            self.crawl.max_pages = Some(max_pages);
+        }
+        if let Some(max_depth) = overrides.max_depth {
+            self.crawl.max_depth = Some(max_depth);
+            for site in &mut self.site {
+                site.max_depth = None;
+            }
+        }
+        if let Some(threshold) = overrides.threshold {
+            self.dedup.threshold = threshold;
+            for site in &mut self.site {
+                site.threshold = None;
+            }
+        }
+        if let Some(user_agent) = overrides.user_agent {
+            self.crawl.user_agent = user_agent;
+        }
+    }
+
+    /// Checks every value; the error names the key. Called by the engine before any fetch.
+    pub fn validate(&self) -> Result<(), CrawlError> {
+        self.dedup.validate().map_err(CrawlError::ConfigValue)?;
+        let c = &self.crawl;
+        if c.concurrency == 0 {
+            return Err(CrawlError::ConfigValue(
+                "crawl.concurrency = 0 must be at least 1".into(),
+            ));
+        }
+        if c.per_host == 0 {
+            return Err(CrawlError::ConfigValue(
+                "crawl.per_host = 0 must be at least 1".into(),
+            ));
+        }
+        seconds("crawl.delay", c.delay)?;
+        seconds("crawl.max_crawl_delay", c.max_crawl_delay)?;
+        if c.user_agent.trim().is_empty() || c.user_agent.contains(['\r', '\n']) {
+            return Err(CrawlError::ConfigValue(
+                "crawl.user_agent must be a non-empty single line".into(),
+            ));
+        }
+        if c.out.as_os_str().is_empty() {
+            return Err(CrawlError::ConfigValue("crawl.out must not be empty".into()));
+        }
+        let f = &self.fetch;
+        positive_seconds("fetch.connect_timeout", f.connect_timeout)?;
+        positive_seconds("fetch.read_timeout", f.read_timeout)?;
+        positive_seconds("fetch.total_timeout", f.total_timeout)?;
+        seconds("fetch.retry_backoff", f.retry_backoff)?;
+        seconds("fetch.max_retry_backoff", f.max_retry_backoff)?;
+        seconds("fetch.max_retry_after", f.max_retry_after)?;
+        positive_seconds("fetch.robots_retry", f.robots_retry)?;
+        if f.max_body_bytes == 0 {
+            return Err(CrawlError::ConfigValue(
+                "fetch.max_body_bytes = 0 must be at least 1".into(),
+            ));
+        }
+        if f.max_attempts == 0 {
+            return Err(CrawlError::ConfigValue(
+                "fetch.max_attempts = 0 must be at least 1".into(),
+            ));
+        }
+        if self.archive.prefix.is_empty()
+            || self
+                .archive
+                .prefix
+                .chars()
+                .any(|ch| ch == '/' || ch == '\\' || ch.is_whitespace())
+        {
+            return Err(CrawlError::ConfigValue(format!(
+                "archive.prefix = {:?} must be non-empty, without separators or whitespace",
+                self.archive.prefix
+            )));
+        }
+        if self.canonicalization.max_url_length < 16 {
+            return Err(CrawlError::ConfigValue(format!(
+                "canonicalization.max_url_length = {} must be at least 16",
+                self.canonicalization.max_url_length
+            )));
+        }
+        compile_patterns("scope.deny_patterns", &self.scope.deny_patterns)?;
+        for (i, site) in self.site.iter().enumerate() {
+            let key = |name: &str| format!("site[{i}].{name}");
+            if site.seeds.is_empty() {
+                return Err(CrawlError::ConfigValue(format!(
+                    "{} must list at least one seed URL",
+                    key("seeds")
+                )));
+            }
+            if let Some(delay) = site.delay {
+                seconds(&key("delay"), delay)?;
+            }
+            if let Some(threshold) = site.threshold {
+                threshold_check(&key("threshold"), threshold)?;
+            }
+            compile_patterns(&key("allow_patterns"), &site.allow_patterns)?;
+            compile_patterns(&key("deny_patterns"), &site.deny_patterns)?;
+        }
+        if self.crawl.seeds.is_empty() && self.site.is_empty() {
+            return Err(CrawlError::ConfigValue(
+                "no seeds: set crawl.seeds, add a [[site]], or pass --seed".into(),
+            ));
+        }
+        self.sites()?;
+        Ok(())
+    }
+
+    /// The sites to crawl: `crawl.seeds` (if any) as one site, then each `[[site]]`.
+    pub fn sites(&self) -> Result<Vec<ResolvedSite>, CrawlError> {
+        let rules = self.canonicalization.rules();
+        let mut all = Vec::new();
+        let implicit = (!self.crawl.seeds.is_empty()).then(|| SiteConfig {
+            seeds: self.crawl.seeds.clone(),
+            ..SiteConfig::default()
+        });
+        let sites = implicit
+            .iter()
+            .map(|s| ("crawl.seeds".to_string(), s))
+            .chain(
+                self.site
+                    .iter()
+                    .enumerate()
+                    .map(|(i, s)| (format!("site[{i}].seeds"), s)),
+            );
+        for (key, site) in sites {
+            let mut seeds = Vec::new();
+            for seed in &site.seeds {
+                let url = CanonicalUrl::parse(seed, None, &rules).map_err(|e| {
+                    CrawlError::ConfigValue(format!("{key}: seed {seed:?} is not usable: {e}"))
+                })?;
+                seeds.push(url);
+            }
+            let mut scope = ScopeRules::for_seeds(seeds.iter());
+            if !site.allowed_hosts.is_empty() {
+                scope.allowed_hosts = site.allowed_hosts.clone();
+            }
+            scope.denied_hosts = self
+                .scope
+                .denied_hosts
+                .iter()
+                .chain(&site.denied_hosts)
+                .cloned()
+                .collect();
+            scope.deny_patterns = compile_patterns("scope.deny_patterns", &self.scope.deny_patterns)?;
+            scope
+                .deny_patterns
+                .extend(compile_patterns(&key, &site.deny_patterns)?);
+            scope.allow_patterns = compile_patterns(&key, &site.allow_patterns)?;
+            scope.max_depth = site.max_depth.or(self.crawl.max_depth);
+            scope.max_pages_per_host = site.max_pages.or(self.crawl.max_pages_per_host);
+            scope.max_pages_total = self.crawl.max_pages;
+            let delay = seconds("site.delay", site.delay.unwrap_or(self.crawl.delay))?;
+            let name = site
+                .name
+                .clone()
+                .or_else(|| seeds.first().map(|s| s.host().to_string()))
+                .unwrap_or_default();
+            all.push(ResolvedSite {
+                name,
+                seeds,
+                scope,
+                delay,
+                threshold: site.threshold.unwrap_or(self.dedup.threshold),
+            });
+        }
+        Ok(all)
+    }
+
+    /// Fetcher settings.
+    pub fn fetch_config(&self) -> Result<FetchConfig, CrawlError> {
+        let f = &self.fetch;
+        Ok(FetchConfig {
+            user_agent: self.crawl.user_agent.clone(),
+            connect_timeout: positive_seconds("fetch.connect_timeout", f.connect_timeout)?,
+            read_timeout: positive_seconds("fetch.read_timeout", f.read_timeout)?,
+            total_timeout: positive_seconds("fetch.total_timeout", f.total_timeout)?,
+            max_body_bytes: f.max_body_bytes,
+            oversize_policy: match f.oversize {
+                Oversize::Truncate => OversizePolicy::Truncate,
+                Oversize::Skip => OversizePolicy::Skip,
+            },
+            ..FetchConfig::default()
+        })
+    }
+
+    /// Frontier politeness: the smallest delay of any site is the frontier's floor; each host
+    /// gets its site's delay (or a larger Crawl-delay) with `Frontier::set_host_delay`.
+    pub fn politeness(&self, sites: &[ResolvedSite]) -> Result<PolitenessConfig, CrawlError> {
+        let global = seconds("crawl.delay", self.crawl.delay)?;
+        let min_delay = sites.iter().map(|s| s.delay).fold(global, Duration::min);
+        let f = &self.fetch;
+        Ok(PolitenessConfig {
+            min_delay,
+            per_host_concurrency: self.crawl.per_host,
+            global_concurrency: self.crawl.concurrency,
+            max_attempts: f.max_attempts,
+            retry_backoff: seconds("fetch.retry_backoff", f.retry_backoff)?,
+            max_retry_backoff: seconds("fetch.max_retry_backoff", f.max_retry_backoff)?,
+            max_retry_after: seconds("fetch.max_retry_after", f.max_retry_after)?,
+        })
+    }
+
+    /// The dedup settings of the index: its threshold is the lowest of any site, so LSH finds
+    /// every candidate a site's threshold may accept.
+    pub fn index_dedup_settings(&self, sites: &[ResolvedSite]) -> DedupSettings {
+        let threshold = sites
+            .iter()
+            .map(|s| s.threshold)
+            .fold(self.dedup.threshold, f64::min);
+        DedupSettings {
+            threshold,
+            ..self.dedup
+        }
+    }
+}

@@ -1,0 +1,173 @@
+//! `OUT/crawl.log.jsonl`: one JSON line per URL decision.
+
+use std::fs::{File, OpenOptions};
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::CrawlError;
+
+/// What the crawler decided for one URL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Decision {
+    /// New content: WARC `response` (+ `request`).
+    Archived,
+    /// Same payload (WARC `revisit`) or same normalized text as `duplicate_of`.
+    ExactDuplicate,
+    /// Resemblance with `duplicate_of` at least the threshold (or `rel=canonical` elsewhere).
+    NearDuplicate,
+    /// Contained in `duplicate_of`.
+    Contained,
+    /// 304 to a conditional GET.
+    NotModified,
+    RobotsDisallowed,
+    OutOfScope,
+    /// Fetched but not archived by policy (noindex, non-HTML skipped, redirect not followed).
+    Filtered,
+    /// Failed for good; `error` says why.
+    Error,
+}
+
+impl Decision {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Decision::Archived => "archived",
+            Decision::ExactDuplicate => "exact_duplicate",
+            Decision::NearDuplicate => "near_duplicate",
+            Decision::Contained => "contained",
+            Decision::NotModified => "not_modified",
+            Decision::RobotsDisallowed => "robots_disallowed",
+            Decision::OutOfScope => "out_of_scope",
+            Decision::Filtered => "filtered",
+            Decision::Error => "error",
+        }
+    }
+}
+
+/// One line of the crawl log. The first nine fields are always present (null when unknown);
+/// `error`, `note` and `bytes` only when they say something.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LogLine {
+    /// RFC 3339 UTC time of the decision.
+    pub ts: String,
+    pub url: String,
+    /// HTTP status, when a response was received.
+    pub status: Option<u16>,
+    pub decision: Decision,
+    pub duplicate_of: Option<String>,
+    pub similarity: Option<f64>,
+    /// `sha1:BASE32` of the payload, when one was received.
+    pub content_digest: Option<String>,
+    pub depth: u32,
+    /// The page (or sitemap, or redirecting URL) the URL was found on.
+    pub via: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Extra detail: `noindex`, `truncated at N bytes`, `redirect to URL`, `rel=canonical` ...
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    /// Payload bytes received.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<u64>,
+}
+
+impl LogLine {
+    pub fn new(url: impl Into<String>, decision: Decision, depth: u32, via: Option<String>) -> Self {
+        LogLine {
+            ts: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+            url: url.into(),
+            status: None,
+            decision,
+            duplicate_of: None,
+            similarity: None,
+            content_digest: None,
+            depth,
+            via,
+            error: None,
+            note: None,
+            bytes: None,
+        }
+    }
+}
+
+/// Appends lines, each with a single `write_all` (a process kill never leaves half a line
+/// except in the rare torn write, which [`CrawlLog::open`] cuts off).
+pub struct CrawlLog {
+    path: PathBuf,
+    file: File,
+}
+
+impl CrawlLog {
+    /// Opens for appending, cutting a torn last line, and returns the lines already there.
+    pub fn open(path: &Path) -> Result<(CrawlLog, Vec<LogLine>), CrawlError> {
+        let mut file = OpenOptions::new()
+            .create(true)
+            .read(true)
+            .append(true)
+            .open(path)
+            .map_err(|e| CrawlError::io("open crawl log", path, e))?;
+        let existing = read_and_repair(&mut file).map_err(|e| CrawlError::io("read crawl log", path, e))?;
+        Ok((
+            CrawlLog {
+                path: path.to_path_buf(),
+                file,
+            },
+            existing,
+        ))
+    }
+
+    pub fn append(&mut self, line: &LogLine) -> Result<(), CrawlError> {
+        let mut text = serde_json::to_string(line).unwrap_or_default();
+        text.push('\n');
+        self.file
+            .write_all(text.as_bytes())
+            .map_err(|e| CrawlError::io("write crawl log", &self.path, e))
+    }
+
+    pub fn sync(&mut self) -> Result<(), CrawlError> {
+        self.file
+            .sync_data()
+            .map_err(|e| CrawlError::io("sync crawl log", &self.path, e))
+    }
+}
+
+fn read_and_repair(file: &mut File) -> std::io::Result<Vec<LogLine>> {
+    file.seek(SeekFrom::Start(0))?;
+    let mut content = Vec::new();
+    file.read_to_end(&mut content)?;
+    let keep = content
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    if keep < content.len() {
+        file.set_len(keep as u64)?;
+    }
+    let mut lines = Vec::new();
+    for line in BufReader::new(&content[..keep]).lines() {
+        let line = line?;
+        if let Ok(parsed) = serde_json::from_str::<LogLine>(&line) {
+            lines.push(parsed);
+        }
+    }
+    Ok(lines)
+}
+
+/// Reads a crawl log (for tests and tools).
+pub fn read_crawl_log(path: &Path) -> Result<Vec<LogLine>, CrawlError> {
+    let file = File::open(path).map_err(|e| CrawlError::io("open crawl log", path, e))?;
+    let mut lines = Vec::new();
+    for line in BufReader::new(file).lines() {
+        let line = line.map_err(|e| CrawlError::io("read crawl log", path, e))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let parsed = serde_json::from_str::<LogLine>(&line).map_err(|e| CrawlError::ConfigParse {
+            path: Some(path.to_path_buf()),
+            message: format!("bad crawl log line {line:?}: {e}"),
+        })?;
+        lines.push(parsed);
+    }
+    Ok(lines)
+}

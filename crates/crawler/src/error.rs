@@ -1,0 +1,55 @@
+//! Errors of the crawl engine.
+
+use std::path::PathBuf;
+
+/// Everything that can stop a crawl (failed pages are logged, not errors).
+#[derive(Debug, thiserror::Error)]
+pub enum CrawlError {
+    /// The configuration file could not be read.
+    #[error("cannot read config file {path}: {source}")]
+    ConfigRead {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The configuration is not valid TOML, has an unknown key or a value of the wrong type.
+    #[error("invalid config{}: {message}", path.as_ref().map(|p| format!(" {}", p.display())).unwrap_or_default())]
+    ConfigParse {
+        path: Option<PathBuf>,
+        message: String,
+    },
+    /// A value is out of range or inconsistent; the message names the key.
+    #[error("invalid config value: {0}")]
+    ConfigValue(String),
+    /// A state directory or output file could not be written.
+    #[error("{action} {path}: {source}")]
+    Io {
+        action: &'static str,
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("crawl state (sled) failed: {0}")]
+    State(#[from] sled::Error),
+    #[error(transparent)]
+    Frontier(#[from] dedupcrawl_frontier::FrontierError),
+    #[error(transparent)]
+    Index(#[from] dedupcrawl_index::IndexError),
+    #[error("WARC archive: {0}")]
+    Archive(#[from] dedupcrawl_archive::ArchiveError),
+    #[error(transparent)]
+    Fetch(#[from] dedupcrawl_fetch::FetchError),
+    /// A worker task panicked or was cancelled.
+    #[error("crawl worker failed: {0}")]
+    Worker(String),
+}
+
+impl CrawlError {
+    pub(crate) fn io(action: &'static str, path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        CrawlError::Io {
+            action,
+            path: path.into(),
+            source,
+        }
+    }
+}

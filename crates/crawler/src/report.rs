@@ -1,0 +1,124 @@
+//! `OUT/report.json` and the printed summary. Rebuilt from the crawl log on resume, so the
+//! report of a resumed crawl covers the whole crawl.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use serde::{Deserialize, Serialize};
+
+use crate::crawl_log::{Decision, LogLine};
+
+/// Counts of one host.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HostReport {
+    /// URL decisions with an HTTP response.
+    pub fetched: u64,
+    pub archived: u64,
+    pub exact_duplicates: u64,
+    pub near_duplicates: u64,
+    pub contained: u64,
+    pub not_modified: u64,
+    pub robots_disallowed: u64,
+    pub out_of_scope: u64,
+    pub filtered: u64,
+    pub errors: u64,
+    /// Payload bytes received.
+    pub bytes_fetched: u64,
+    /// Payload bytes of duplicates, not stored as new content.
+    pub bytes_saved: u64,
+}
+
+/// The whole crawl.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CrawlReport {
+    pub total: HostReport,
+    pub hosts: BTreeMap<String, HostReport>,
+    /// WARC files of the crawl (all runs).
+    pub warc_files: Vec<String>,
+    /// True when the crawl ended because the frontier was empty (false: page budget or
+    /// interrupt; run again to continue).
+    pub finished: bool,
+}
+
+fn host_of(url: &str) -> String {
+    url::Url::parse(url)
+        .ok()
+        .and_then(|u| {
+            u.host_str()
+                .map(|h| match u.port() {
+                    Some(p) => format!("{h}:{p}"),
+                    None => h.to_string(),
+                })
+        })
+        .unwrap_or_else(|| "(invalid)".to_string())
+}
+
+impl HostReport {
+    fn add(&mut self, line: &LogLine) {
+        if line.status.is_some() {
+            self.fetched += 1;
+        }
+        let bytes = line.bytes.unwrap_or(0);
+        self.bytes_fetched += bytes;
+        match line.decision {
+            Decision::Archived => self.archived += 1,
+            Decision::ExactDuplicate => {
+                self.exact_duplicates += 1;
+                self.bytes_saved += bytes;
+            }
+            Decision::NearDuplicate => {
+                self.near_duplicates += 1;
+                self.bytes_saved += bytes;
+            }
+            Decision::Contained => {
+                self.contained += 1;
+                self.bytes_saved += bytes;
+            }
+            Decision::NotModified => self.not_modified += 1,
+            Decision::RobotsDisallowed => self.robots_disallowed += 1,
+            Decision::OutOfScope => self.out_of_scope += 1,
+            Decision::Filtered => self.filtered += 1,
+            Decision::Error => self.errors += 1,
+        }
+    }
+}
+
+impl CrawlReport {
+    /// Counts one crawl-log line.
+    pub fn add(&mut self, line: &LogLine) {
+        self.total.add(line);
+        self.hosts.entry(host_of(&line.url)).or_default().add(line);
+    }
+
+    /// A plain-text table for the terminal.
+    pub fn summary(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "{:<28} {:>8} {:>8} {:>8} {:>8} {:>9} {:>7} {:>12}",
+            "host", "fetched", "archived", "exact", "near", "contained", "errors", "bytes saved"
+        );
+        let row = |out: &mut String, name: &str, r: &HostReport| {
+            let _ = writeln!(
+                out,
+                "{:<28} {:>8} {:>8} {:>8} {:>8} {:>9} {:>7} {:>12}",
+                name,
+                r.fetched,
+                r.archived,
+                r.exact_duplicates,
+                r.near_duplicates,
+                r.contained,
+                r.errors,
+                r.bytes_saved
+            );
+        };
+        for (host, r) in &self.hosts {
+            row(&mut out, host, r);
+        }
+        row(&mut out, "TOTAL", &self.total);
+        if !self.finished {
+            out.push_str("crawl stopped before the frontier was empty: run the same command to continue\n");
+        }
+        out
+    }
+}
