@@ -19,8 +19,12 @@ use crate::compare::ViewArg;
 pub struct DedupArgs {
     /// Directories (mirrors on disk) or single HTML files. Each PATH is one site for template
     /// learning.
-    #[arg(required = true)]
+    #[arg(required_unless_present = "warc")]
     pub paths: Vec<PathBuf>,
+    /// Dedup the responses stored in WARC files (other crawlers' archives, e.g. wget's
+    /// `--warc-file`) instead of files on disk.
+    #[arg(long, num_args = 1.., conflicts_with = "paths")]
+    pub warc: Vec<PathBuf>,
     /// The persistent index directory (created if missing; reuse it to dedup across runs).
     #[arg(long)]
     pub index: PathBuf,
@@ -47,14 +51,14 @@ struct DecisionLine<'a> {
 }
 
 #[derive(Default)]
-struct Summary {
-    documents: u64,
-    new: u64,
-    exact: u64,
-    near: u64,
-    contained: u64,
-    unreadable: u64,
-    originals_with_duplicates: std::collections::HashSet<u32>,
+pub struct Summary {
+    pub documents: u64,
+    pub new: u64,
+    pub exact: u64,
+    pub near: u64,
+    pub contained: u64,
+    pub unreadable: u64,
+    pub originals_with_duplicates: std::collections::HashSet<u32>,
 }
 
 fn html_files(root: &Path) -> anyhow::Result<Vec<PathBuf>> {
@@ -81,44 +85,116 @@ fn html_files(root: &Path) -> anyhow::Result<Vec<PathBuf>> {
     Ok(files)
 }
 
-pub fn run(args: DedupArgs) -> anyhow::Result<()> {
-    let settings = DedupSettings {
-        threshold: args.threshold,
-        view: args.view.into(),
-        ..DedupSettings::default()
-    };
-    settings
-        .validate()
-        .map_err(|e| anyhow::anyhow!("--threshold: {e}"))?;
-    std::fs::create_dir_all(&args.index)
-        .with_context(|| format!("cannot create the index directory {}", args.index.display()))?;
-    let index = SledDedupIndex::open(&args.index, settings.index_config())
-        .with_context(|| format!("cannot open the index at {}", args.index.display()))?;
-    let stage = DedupStage::new(Arc::new(index), settings);
-
-    let mut sites = Vec::new();
-    for root in &args.paths {
-        sites.push((root.clone(), html_files(root)?));
+/// Progress bar on stderr (hidden with `--quiet` or when stderr is not a terminal).
+pub fn progress_bar(total: u64, quiet: bool, unit: &str) -> indicatif::ProgressBar {
+    if quiet {
+        return indicatif::ProgressBar::hidden();
     }
-    let total: usize = sites.iter().map(|(_, files)| files.len()).sum();
-    let progress = if args.quiet {
-        indicatif::ProgressBar::hidden()
-    } else {
-        indicatif::ProgressBar::new(total as u64)
-    };
+    let progress = indicatif::ProgressBar::new(total);
     progress.set_style(
-        indicatif::ProgressStyle::with_template(
-            "{elapsed_precise} [{bar:40}] {pos}/{len} files {per_sec} {msg}",
-        )
+        indicatif::ProgressStyle::with_template(&format!(
+            "{{elapsed_precise}} [{{bar:40}}] {{pos}}/{{len}} {unit} {{per_sec}} {{msg}}"
+        ))
         .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
-    let mut out: Box<dyn Write> = match &args.out {
+    progress
+}
+
+/// The JSONL output: FILE or stdout.
+pub fn output(path: Option<&Path>) -> anyhow::Result<Box<dyn Write>> {
+    Ok(match path {
         Some(path) => Box::new(std::io::BufWriter::new(
             std::fs::File::create(path)
                 .with_context(|| format!("cannot create {}", path.display()))?,
         )),
         None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
+    })
+}
+
+/// Opens the index and the dedup stage the command line asks for.
+pub fn open_stage(index_dir: &Path, threshold: f64, view: ViewArg) -> anyhow::Result<DedupStage> {
+    let settings = DedupSettings {
+        threshold,
+        view: view.into(),
+        ..DedupSettings::default()
     };
+    settings
+        .validate()
+        .map_err(|e| anyhow::anyhow!("--threshold: {e}"))?;
+    std::fs::create_dir_all(index_dir)
+        .with_context(|| format!("cannot create the index directory {}", index_dir.display()))?;
+    let index = SledDedupIndex::open(index_dir, settings.index_config())
+        .with_context(|| format!("cannot open the index at {}", index_dir.display()))?;
+    Ok(DedupStage::new(Arc::new(index), settings))
+}
+
+impl Summary {
+    /// Counts a decision; returns its JSONL name, the original and the similarity.
+    pub fn record<'a>(
+        &mut self,
+        decision: &'a DedupDecision,
+    ) -> (&'static str, Option<&'a str>, Option<f64>) {
+        self.documents += 1;
+        match decision {
+            DedupDecision::New { .. } => {
+                self.new += 1;
+                ("new", None, None)
+            }
+            DedupDecision::ExactDuplicate { of, .. } => {
+                self.exact += 1;
+                self.originals_with_duplicates.insert(of.id);
+                ("exact_duplicate", Some(of.name.as_str()), Some(1.0))
+            }
+            DedupDecision::NearDuplicate { of, similarity } => {
+                self.near += 1;
+                self.originals_with_duplicates.insert(of.id);
+                ("near_duplicate", Some(of.name.as_str()), Some(*similarity))
+            }
+            DedupDecision::Contained {
+                within,
+                containment,
+            } => {
+                self.contained += 1;
+                self.originals_with_duplicates.insert(within.id);
+                ("contained", Some(within.name.as_str()), Some(*containment))
+            }
+        }
+    }
+
+    pub fn print(&self) {
+        eprintln!(
+            "documents {}  new {}  exact duplicates {}  near duplicates {}  contained {}  clusters {}{}",
+            self.documents,
+            self.new,
+            self.exact,
+            self.near,
+            self.contained,
+            self.originals_with_duplicates.len(),
+            if self.unreadable > 0 {
+                format!("  unreadable {}", self.unreadable)
+            } else {
+                String::new()
+            }
+        );
+    }
+}
+
+pub fn run(args: DedupArgs) -> anyhow::Result<()> {
+    if !args.warc.is_empty() {
+        return crate::dedup_warc::run(args);
+    }
+    run_files(args)
+}
+
+fn run_files(args: DedupArgs) -> anyhow::Result<()> {
+    let stage = open_stage(&args.index, args.threshold, args.view)?;
+    let mut sites = Vec::new();
+    for root in &args.paths {
+        sites.push((root.clone(), html_files(root)?));
+    }
+    let total: usize = sites.iter().map(|(_, files)| files.len()).sum();
+    let progress = progress_bar(total as u64, args.quiet, "files");
+    let mut out = output(args.out.as_deref())?;
     let mut summary = Summary::default();
     for (root, files) in &sites {
         let host = root.display().to_string();
@@ -137,10 +213,10 @@ pub fn run(args: DedupArgs) -> anyhow::Result<()> {
                 .collect();
             for (path, bytes, page) in loaded {
                 progress.inc(1);
-                summary.documents += 1;
                 let bytes = match bytes {
                     Ok(bytes) => bytes,
                     Err(error) => {
+                        summary.documents += 1;
                         tracing::warn!(%path, %error, "unreadable file skipped");
                         summary.unreadable += 1;
                         continue;
@@ -150,30 +226,7 @@ pub fn run(args: DedupArgs) -> anyhow::Result<()> {
                 let verdict = stage
                     .check_prepared(&path, &host, &bytes, page)
                     .with_context(|| format!("index update failed at {path}"))?;
-                let (decision, duplicate_of, similarity) = match &verdict.decision {
-                    DedupDecision::New { .. } => {
-                        summary.new += 1;
-                        ("new", None, None)
-                    }
-                    DedupDecision::ExactDuplicate { of, .. } => {
-                        summary.exact += 1;
-                        summary.originals_with_duplicates.insert(of.id);
-                        ("exact_duplicate", Some(of.name.as_str()), Some(1.0))
-                    }
-                    DedupDecision::NearDuplicate { of, similarity } => {
-                        summary.near += 1;
-                        summary.originals_with_duplicates.insert(of.id);
-                        ("near_duplicate", Some(of.name.as_str()), Some(*similarity))
-                    }
-                    DedupDecision::Contained {
-                        within,
-                        containment,
-                    } => {
-                        summary.contained += 1;
-                        summary.originals_with_duplicates.insert(within.id);
-                        ("contained", Some(within.name.as_str()), Some(*containment))
-                    }
-                };
+                let (decision, duplicate_of, similarity) = summary.record(&verdict.decision);
                 serde_json::to_writer(
                     &mut out,
                     &DecisionLine {
@@ -190,19 +243,6 @@ pub fn run(args: DedupArgs) -> anyhow::Result<()> {
     out.flush()?;
     stage.index().flush().context("cannot flush the index")?;
     progress.finish_and_clear();
-    eprintln!(
-        "documents {}  new {}  exact duplicates {}  near duplicates {}  contained {}  clusters {}{}",
-        summary.documents,
-        summary.new,
-        summary.exact,
-        summary.near,
-        summary.contained,
-        summary.originals_with_duplicates.len(),
-        if summary.unreadable > 0 {
-            format!("  unreadable {}", summary.unreadable)
-        } else {
-            String::new()
-        }
-    );
+    summary.print();
     Ok(())
 }

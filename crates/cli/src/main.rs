@@ -2,6 +2,7 @@
 
 mod compare;
 mod dedup;
+mod dedup_warc;
 
 use clap::{Parser, Subcommand};
 

@@ -306,3 +306,19 @@ mod tests {
         assert_eq!(out, text);
     }
 }
+
+/// Decodes a body stored with the `Content-Encoding` it was sent with (gzip, deflate, br; other
+/// or no codings return the bytes unchanged), keeping at most `limit` decoded bytes. For bodies
+/// read back from archives written by other crawlers, which store them as received.
+pub fn decode_content_encoding(
+    body: &[u8],
+    content_encoding: Option<&[u8]>,
+    limit: u64,
+) -> io::Result<(Vec<u8>, bool)> {
+    let coding = content_encoding.and_then(ContentCoding::from_header);
+    let mut decoder = BodyDecoder::new(coding, limit);
+    if decoder.push(body)? == Progress::LimitReached {
+        return Ok((decoder.into_partial(), true));
+    }
+    decoder.finish()
+}

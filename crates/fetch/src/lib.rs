@@ -74,6 +74,7 @@ mod fetcher;
 mod response;
 mod status;
 
+pub use body::decode_content_encoding;
 pub use charset::{DecodedText, EncodingSource, decode_bytes, decode_text};
 pub use config::{DEFAULT_USER_AGENT, FetchConfig, OversizePolicy};
 pub use error::{BoxError, FetchError, TimeoutPhase};
