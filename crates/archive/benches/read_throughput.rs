@@ -19,7 +19,7 @@ fn env_number(name: &str, default: usize) -> usize {
 }
 
 fn body(i: usize, len: usize) -> Vec<u8> {
-    if i % 2 == 0 {
+    if i.is_multiple_of(2) {
         let mut state = (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
         (0..len)
             .map(|_| {

@@ -298,6 +298,14 @@ enum State<R> {
     Done,
 }
 
+/// What one step of the reader's state machine produced.
+enum Step {
+    Item(Result<WarcRecord, ReadError>),
+    /// State changed without producing an item.
+    Continue,
+    End,
+}
+
 /// Why a record could not be parsed.
 enum ParseFailure {
     /// An I/O error (for gzip input this includes decompression errors).
@@ -491,13 +499,10 @@ impl<R: Read + Seek> WarcReader<R> {
         Ok(found)
     }
 
-    fn next_gzip_between(
-        &mut self,
-        mut source: Source<R>,
-    ) -> Option<Result<WarcRecord, ReadError>> {
+    fn next_gzip_between(&mut self, mut source: Source<R>) -> Step {
         let member_start = source.pos;
         match source.fill_buf() {
-            Ok([]) => None,
+            Ok([]) => Step::End,
             Ok(_) => {
                 // GzDecoder parses the member header right away; a bad header shows on first read.
                 self.state = State::GzInMember {
@@ -505,9 +510,9 @@ impl<R: Read + Seek> WarcReader<R> {
                     member_start,
                     records_read: 0,
                 };
-                self.next()
+                Step::Continue
             }
-            Err(error) => Some(Err(self.io_error(member_start, error))),
+            Err(error) => Step::Item(Err(self.io_error(member_start, error))),
         }
     }
 
@@ -516,7 +521,7 @@ impl<R: Read + Seek> WarcReader<R> {
         mut decoder: Box<MemberDecoder<R>>,
         member_start: u64,
         records_read: u64,
-    ) -> Option<Result<WarcRecord, ReadError>> {
+    ) -> Step {
         let max_block = self.options.max_block_size;
         let parsed = parse_record(&mut decoder, max_block).and_then(|parsed| {
             skip_line_breaks(&mut decoder)?;
@@ -530,7 +535,7 @@ impl<R: Read + Seek> WarcReader<R> {
                     let end = source.pos;
                     let length = (records_read == 0).then_some(end - member_start);
                     self.state = State::GzBetween(source);
-                    Some(self.finish_record(parsed, member_start, length, Some(end)))
+                    Step::Item(self.finish_record(parsed, member_start, length, Some(end)))
                 }
                 Ok(next) if !next.starts_with(b"WARC/") => self.bad_member_because(
                     *decoder,
@@ -546,14 +551,14 @@ impl<R: Read + Seek> WarcReader<R> {
                         member_start,
                         records_read: records_read + 1,
                     };
-                    Some(self.finish_record(parsed, member_start, None, None))
+                    Step::Item(self.finish_record(parsed, member_start, None, None))
                 }
                 Err(error) => self.bad_member(*decoder, member_start, error),
             },
             Ok(None) => {
                 // Clean end of a member with no (further) record in it.
                 self.state = State::GzBetween((*decoder).into_inner().into_inner());
-                self.next()
+                Step::Continue
             }
             Err(ParseFailure::Io(error)) => self.bad_member(*decoder, member_start, error),
             Err(ParseFailure::Malformed(reason)) => {
@@ -573,10 +578,10 @@ impl<R: Read + Seek> WarcReader<R> {
                     }
                     Err(_) => match self.resync_gzip(source, member_start + 1) {
                         Ok(found) => found,
-                        Err(error) => return Some(Err(error)),
+                        Err(error) => return Step::Item(Err(error)),
                     },
                 };
-                Some(Err(ReadError::MalformedRecord {
+                Step::Item(Err(ReadError::MalformedRecord {
                     file: self.file.to_path_buf(),
                     offset: member_start,
                     reason,
@@ -591,10 +596,10 @@ impl<R: Read + Seek> WarcReader<R> {
         decoder: MemberDecoder<R>,
         member_start: u64,
         error: io::Error,
-    ) -> Option<Result<WarcRecord, ReadError>> {
+    ) -> Step {
         if !is_data_error(&error) {
             self.state = State::Done;
-            return Some(Err(self.io_error(member_start, error)));
+            return Step::Item(Err(self.io_error(member_start, error)));
         }
         let reason = if error.kind() == io::ErrorKind::UnexpectedEof {
             format!("member ends early (torn or truncated file): {error}")
@@ -609,50 +614,50 @@ impl<R: Read + Seek> WarcReader<R> {
         decoder: MemberDecoder<R>,
         member_start: u64,
         reason: String,
-    ) -> Option<Result<WarcRecord, ReadError>> {
+    ) -> Step {
         let source = decoder.into_inner().into_inner();
         match self.resync_gzip(source, member_start + 1) {
-            Ok(resumed_at) => Some(Err(ReadError::BadGzipMember {
+            Ok(resumed_at) => Step::Item(Err(ReadError::BadGzipMember {
                 file: self.file.to_path_buf(),
                 offset: member_start,
                 reason,
                 resumed_at,
             })),
-            Err(error) => Some(Err(error)),
+            Err(error) => Step::Item(Err(error)),
         }
     }
 
-    fn next_plain(&mut self, mut source: Source<R>) -> Option<Result<WarcRecord, ReadError>> {
+    fn next_plain(&mut self, mut source: Source<R>) -> Step {
         if let Err(error) = skip_line_breaks(&mut source) {
-            return Some(Err(self.io_error(source.pos, error)));
+            return Step::Item(Err(self.io_error(source.pos, error)));
         }
         let start = source.pos;
         let failure = match parse_record(&mut source, self.options.max_block_size) {
-            Ok(None) => return None,
+            Ok(None) => return Step::End,
             Ok(Some(parsed)) => {
                 // Like warcio, the length excludes the line breaks that end the record.
                 let length = source.pos - start;
                 if let Err(error) = skip_line_breaks(&mut source) {
-                    return Some(Err(self.io_error(source.pos, error)));
+                    return Step::Item(Err(self.io_error(source.pos, error)));
                 }
                 // Bytes after the record that are not a record (garbage, or the tail of a block
                 // whose Content-Length was too small) are reported by the next call.
                 let end = source.pos;
                 self.state = State::Plain(source);
-                return Some(self.finish_record(parsed, start, Some(length), Some(end)));
+                return Step::Item(self.finish_record(parsed, start, Some(length), Some(end)));
             }
             Err(ParseFailure::Malformed(reason)) => reason,
             Err(ParseFailure::Io(error)) if is_data_error(&error) => error.to_string(),
-            Err(ParseFailure::Io(error)) => return Some(Err(self.io_error(start, error))),
+            Err(ParseFailure::Io(error)) => return Step::Item(Err(self.io_error(start, error))),
         };
         match self.resync_plain(source, start + 1) {
-            Ok(resumed_at) => Some(Err(ReadError::MalformedRecord {
+            Ok(resumed_at) => Step::Item(Err(ReadError::MalformedRecord {
                 file: self.file.to_path_buf(),
                 offset: start,
                 reason: failure,
                 resumed_at,
             })),
-            Err(error) => Some(Err(error)),
+            Err(error) => Step::Item(Err(error)),
         }
     }
 }
@@ -661,30 +666,38 @@ impl<R: Read + Seek> Iterator for WarcReader<R> {
     type Item = Result<WarcRecord, ReadError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        match std::mem::replace(&mut self.state, State::Done) {
-            State::Done => None,
-            State::Start(mut source) => {
-                let start = source.pos;
-                match source.fill_buf() {
-                    Ok([]) => None,
-                    Ok([0x1f, ..]) => {
-                        self.state = State::GzBetween(source);
-                        self.next()
+        // A loop, not recursion: a file of many empty gzip members must not exhaust the stack.
+        loop {
+            let step = match std::mem::replace(&mut self.state, State::Done) {
+                State::Done => Step::End,
+                State::Start(mut source) => {
+                    let start = source.pos;
+                    match source.fill_buf() {
+                        Ok([]) => Step::End,
+                        Ok([0x1f, ..]) => {
+                            self.state = State::GzBetween(source);
+                            Step::Continue
+                        }
+                        Ok(_) => {
+                            self.state = State::Plain(source);
+                            Step::Continue
+                        }
+                        Err(error) => Step::Item(Err(self.io_error(start, error))),
                     }
-                    Ok(_) => {
-                        self.state = State::Plain(source);
-                        self.next()
-                    }
-                    Err(error) => Some(Err(self.io_error(start, error))),
                 }
+                State::Plain(source) => self.next_plain(source),
+                State::GzBetween(source) => self.next_gzip_between(source),
+                State::GzInMember {
+                    decoder,
+                    member_start,
+                    records_read,
+                } => self.next_in_member(decoder, member_start, records_read),
+            };
+            match step {
+                Step::Item(item) => return Some(item),
+                Step::End => return None,
+                Step::Continue => {}
             }
-            State::Plain(source) => self.next_plain(source),
-            State::GzBetween(source) => self.next_gzip_between(source),
-            State::GzInMember {
-                decoder,
-                member_start,
-                records_read,
-            } => self.next_in_member(decoder, member_start, records_read),
         }
     }
 }
@@ -907,6 +920,28 @@ mod tests {
         assert_eq!(items[2].as_ref().unwrap().offset, second_at);
         assert_eq!(items[3].as_ref().unwrap().version, "WARC/1.0");
         assert_eq!(items[3].as_ref().unwrap().block, b"three");
+    }
+
+    #[test]
+    fn many_empty_gzip_members_do_not_exhaust_the_stack() {
+        use flate2::write::GzEncoder;
+        use std::io::Write;
+        let empty_member = GzEncoder::new(Vec::new(), flate2::Compression::default())
+            .finish()
+            .unwrap();
+        let mut data = empty_member.repeat(200_000);
+        let record_at = data.len() as u64;
+        let mut encoder = GzEncoder::new(Vec::new(), flate2::Compression::default());
+        encoder.write_all(plain_record("x").as_bytes()).unwrap();
+        data.extend(encoder.finish().unwrap());
+        let items: Vec<_> =
+            WarcReader::new(Cursor::new(data), "e.warc.gz", ReaderOptions::default()).collect();
+        assert_eq!(items.len(), 1);
+        let record = items[0].as_ref().unwrap();
+        assert_eq!(
+            (record.offset, record.block.as_slice()),
+            (record_at, &b"x"[..])
+        );
     }
 
     #[test]

@@ -33,7 +33,7 @@ fn write_captures(
         .map(|i| {
             let uri = format!("http://example.com/page/{i}");
             let request = request(&format!("/page/{i}"), "example.com");
-            let body = if i % 2 == 0 {
+            let body = if i.is_multiple_of(2) {
                 binary_bytes(body_len, i as u64)
             } else {
                 common::html_text(body_len, i as u64)

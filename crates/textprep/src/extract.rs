@@ -36,6 +36,10 @@ pub struct TextBlock {
     pub chars: u32,
     /// Non-whitespace characters inside `<a href>` links.
     pub link_chars: u32,
+    /// Whitespace-separated words.
+    pub words: u32,
+    /// [`block_fingerprint`] of the text, computed once at extraction.
+    pub fingerprint: u64,
     /// Inside page chrome: `<nav>`, `<header>`, `<footer>`, `<aside>` or an element whose
     /// id/class names navigation, menus, sidebars, footers or cookie banners.
     pub in_chrome: bool,
@@ -53,28 +57,44 @@ impl TextBlock {
 
     /// Number of whitespace-separated words.
     pub fn word_count(&self) -> usize {
-        self.text.split_ascii_whitespace().count()
+        self.words as usize
     }
 
     /// 64-bit fingerprint of the block's case-folded text: the key for per-host block counts.
     pub fn fingerprint(&self) -> u64 {
-        block_fingerprint(&self.text)
+        self.fingerprint
+    }
+
+    /// A block of plain text (for callers that build blocks themselves).
+    pub fn new(text: &str, kind: BlockKind) -> TextBlock {
+        let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        let chars = text.chars().filter(|c| !c.is_whitespace()).count() as u32;
+        TextBlock {
+            words: text.split(' ').filter(|w| !w.is_empty()).count() as u32,
+            fingerprint: block_fingerprint(&text),
+            text,
+            kind,
+            chars,
+            link_chars: 0,
+            in_chrome: false,
+        }
     }
 }
 
 /// Fingerprint of a text block, insensitive to case and whitespace runs.
 pub fn block_fingerprint(text: &str) -> u64 {
-    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
-    let mut buf = [0u8; 4];
+    let mut folded = String::with_capacity(text.len());
     for word in text.split_whitespace() {
-        for c in word.chars() {
-            for lc in c.to_lowercase() {
-                hasher.update(lc.encode_utf8(&mut buf).as_bytes());
-            }
+        if !folded.is_empty() {
+            folded.push(' ');
         }
-        hasher.update(b" ");
+        if word.is_ascii() {
+            folded.extend(word.bytes().map(|b| b.to_ascii_lowercase() as char));
+        } else {
+            folded.extend(word.chars().flat_map(char::to_lowercase));
+        }
     }
-    hasher.digest()
+    xxhash_rust::xxh3::xxh3_64(folded.as_bytes())
 }
 
 /// Where a link was found.
@@ -240,10 +260,11 @@ fn attribute_names_chrome(value: &str) -> bool {
     value
         .split(|c: char| c.is_ascii_whitespace() || c == '-' || c == '_')
         .any(|word| {
-            let word = word.to_ascii_lowercase();
-            MARKERS
-                .iter()
-                .any(|m| word == *m || (word.starts_with(m) && m.len() >= 4))
+            MARKERS.iter().any(|m| {
+                let prefix = word.get(..m.len());
+                prefix.is_some_and(|p| p.eq_ignore_ascii_case(m))
+                    && (word.len() == m.len() || m.len() >= 4)
+            })
         })
 }
 
@@ -283,6 +304,9 @@ impl SinkState {
                 kind: self.current_kind.unwrap_or(BlockKind::Other),
                 chars: self.current_chars,
                 link_chars: self.current_link_chars,
+                // The buffer holds single spaces only: words = spaces + 1.
+                words: text.bytes().filter(|&b| b == b' ').count() as u32 + 1,
+                fingerprint: block_fingerprint(text),
                 in_chrome: self.chrome_depth > 0,
             });
         }
