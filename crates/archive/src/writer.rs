@@ -16,6 +16,7 @@ use crate::http::{
     HttpRequestHead, HttpResponseHead, serialize_request_head, serialize_response_head,
     stored_response_headers,
 };
+use crate::reader::WarcRecord;
 use crate::repair::{RepairReport, repair_tail};
 
 /// Profile URI of a revisit whose payload is identical to an earlier capture's.
@@ -815,8 +816,7 @@ impl WarcWriter {
         if self.current.is_none() {
             self.open_next_file()?;
         }
-        let compression = self.config.compression;
-        let Some(open) = self.current.as_mut() else {
+        let Some(open) = self.current.as_ref() else {
             return Err(ArchiveError::InvalidInput("no WARC file open".to_string()));
         };
         let mut block_digester = Sha1Digester::default();
@@ -868,12 +868,51 @@ impl WarcWriter {
             spec.payload,
             b"\r\n\r\n",
         ];
+        let (file_name, offset, length) = self.append_stored(&parts)?;
+        Ok(Written {
+            file_name,
+            offset,
+            length,
+            payload_digest,
+        })
+    }
+
+    /// Copies a record read from another file unchanged: version line, header fields and block
+    /// as read; only the framing (one gzip member per record) is this writer's. Used for
+    /// deduplicated copies of other crawlers' archives. Returns (file name, offset, length).
+    pub fn write_verbatim(
+        &mut self,
+        record: &WarcRecord,
+    ) -> Result<(String, u64, u64), ArchiveError> {
+        self.rotate_if_full()?;
+        if self.current.is_none() {
+            self.open_next_file()?;
+        }
+        let mut header = String::with_capacity(512);
+        header.push_str(record.version.trim());
+        header.push_str("\r\n");
+        for (name, value) in record.headers.iter() {
+            header.push_str(name);
+            header.push_str(": ");
+            header.push_str(value);
+            header.push_str("\r\n");
+        }
+        header.push_str("\r\n");
+        self.append_stored(&[header.as_bytes(), &record.block, b"\r\n\r\n"])
+    }
+
+    /// Appends one serialized record (compressed as its own gzip member when configured) to the
+    /// current file; on a failed write the partial record is cut off again.
+    fn append_stored(&mut self, parts: &[&[u8]]) -> Result<(String, u64, u64), ArchiveError> {
+        let compression = self.config.compression;
+        let Some(open) = self.current.as_mut() else {
+            return Err(ArchiveError::InvalidInput("no WARC file open".to_string()));
+        };
+        let total: usize = parts.iter().map(|p| p.len()).sum();
         let stored = match compression {
             WarcCompression::Gzip => {
-                let mut encoder = GzEncoder::new(
-                    Vec::with_capacity(block_len / 2 + 1024),
-                    Compression::default(),
-                );
+                let mut encoder =
+                    GzEncoder::new(Vec::with_capacity(total / 2 + 1024), Compression::default());
                 for part in parts {
                     encoder
                         .write_all(part)
@@ -898,12 +937,7 @@ impl WarcWriter {
             WarcCompression::Gzip => stored.len(),
             WarcCompression::None => stored.len() - 4,
         };
-        Ok(Written {
-            file_name: open.file_name.clone(),
-            offset,
-            length: length as u64,
-            payload_digest,
-        })
+        Ok((open.file_name.clone(), offset, length as u64))
     }
 }
 

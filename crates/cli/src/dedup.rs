@@ -37,6 +37,10 @@ pub struct DedupArgs {
     /// Which text to compare: main (boilerplate out) or full.
     #[arg(long, value_enum, default_value = "main")]
     pub view: ViewArg,
+    /// With --warc: also write a deduplicated copy (originals only, no revisits) as WARC files
+    /// plus `index.cdxj` into DIR.
+    #[arg(long, requires = "warc")]
+    pub write: Option<PathBuf>,
     /// Hide the progress bar.
     #[arg(long)]
     pub quiet: bool,

@@ -9,8 +9,11 @@
 
 use std::io::Write;
 
+use std::collections::HashSet;
+use std::path::Path;
+
 use anyhow::Context;
-use dedupcrawl_archive::{RecordType, WarcReader, WarcRecord};
+use dedupcrawl_archive::{RecordType, WarcReader, WarcRecord, WarcWriter, WarcWriterConfig};
 
 use crate::dedup::{DedupArgs, Summary, open_stage, output, progress_bar};
 
@@ -83,6 +86,9 @@ pub fn run(args: DedupArgs) -> anyhow::Result<()> {
     let mut out = output(args.out.as_deref())?;
     let mut summary = Summary::default();
     let progress = progress_bar(args.warc.len() as u64, args.quiet, "WARC files");
+    // Record ids of duplicate responses, and of the records they name as concurrent: left out
+    // of the deduplicated copy.
+    let mut dropped: HashSet<String> = HashSet::new();
     for file in &args.warc {
         let reader = WarcReader::open(file)
             .with_context(|| format!("cannot open the WARC file {}", file.display()))?;
@@ -113,6 +119,15 @@ pub fn run(args: DedupArgs) -> anyhow::Result<()> {
                 None => stage.check_payload(&page.url, &page.host, &page.body),
             }
             .with_context(|| format!("index update failed at {}", page.url))?;
+            if !verdict.decision.is_new() {
+                dropped.extend(record.record_id().map(str::to_string));
+                dropped.extend(
+                    record
+                        .headers
+                        .get_all("WARC-Concurrent-To")
+                        .map(str::to_string),
+                );
+            }
             let (decision, duplicate_of, similarity) = summary.record(&verdict.decision);
             serde_json::to_writer(
                 &mut out,
@@ -133,5 +148,60 @@ pub fn run(args: DedupArgs) -> anyhow::Result<()> {
     stage.index().flush().context("cannot flush the index")?;
     progress.finish_and_clear();
     summary.print();
+    if let Some(dir) = &args.write {
+        write_deduplicated_copy(&args.warc, dir, &dropped)?;
+    }
+    Ok(())
+}
+
+/// Copies every record but duplicates (and their request/metadata companions), revisits and
+/// the source files' warcinfo records (the copy has its own) into new WARC files under `dir`,
+/// and indexes them in `dir/index.cdxj`.
+fn write_deduplicated_copy(
+    sources: &[std::path::PathBuf],
+    dir: &Path,
+    dropped: &HashSet<String>,
+) -> anyhow::Result<()> {
+    let mut config = WarcWriterConfig::new(dir, "dedupcrawl-dedup");
+    config.warcinfo_fields.push((
+        "description".to_string(),
+        format!(
+            "deduplicated copy of {} WARC file(s) by dedupcrawl dedup --warc",
+            sources.len()
+        ),
+    ));
+    let mut writer = WarcWriter::open(config)
+        .with_context(|| format!("cannot write WARC files into {}", dir.display()))?;
+    let mut copied = 0u64;
+    for file in sources {
+        let reader = WarcReader::open(file)
+            .with_context(|| format!("cannot open the WARC file {}", file.display()))?;
+        for record in reader.flatten() {
+            let kind = record.record_type();
+            let is_dropped = record.record_id().is_some_and(|id| dropped.contains(id))
+                || record
+                    .headers
+                    .get_all("WARC-Concurrent-To")
+                    .any(|id| dropped.contains(id));
+            if is_dropped || matches!(kind, RecordType::Revisit | RecordType::Warcinfo) {
+                continue;
+            }
+            writer
+                .write_verbatim(&record)
+                .with_context(|| format!("cannot write into {}", dir.display()))?;
+            copied += 1;
+        }
+    }
+    let files = writer
+        .close()
+        .context("cannot close the deduplicated WARC")?;
+    let report = dedupcrawl_archive::build_cdxj(&files, dir.join("index.cdxj"))
+        .context("cannot index the deduplicated WARC")?;
+    eprintln!(
+        "wrote {copied} records to {} file(s) in {} ({} CDXJ lines)",
+        files.len(),
+        dir.display(),
+        report.lines
+    );
     Ok(())
 }

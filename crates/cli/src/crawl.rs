@@ -1,0 +1,111 @@
+//! `dedupcrawl crawl`: a polite, resumable, deduplicating crawl.
+//!
+//! `dedupcrawl crawl --config config/sites.toml` or
+//! `dedupcrawl crawl --seed https://example.org/ --out DIR`; flags override config keys.
+//! Running the same command again on the same output directory resumes an interrupted crawl.
+
+use std::path::PathBuf;
+
+use anyhow::Context as _;
+use dedupcrawl_crawler::{ConfigOverrides, CrawlConfig, run_crawl};
+
+/// Format of the `tracing` log lines on stderr.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum LogFormat {
+    #[default]
+    Human,
+    Json,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct CrawlArgs {
+    /// Config file (TOML; every key is documented in config/default.toml).
+    #[arg(long, value_name = "PATH")]
+    pub config: Option<PathBuf>,
+    /// Seed URL (repeatable); the crawl stays on the seeds' hosts. Replaces `crawl.seeds`.
+    #[arg(long = "seed", value_name = "URL")]
+    pub seeds: Vec<String>,
+    /// Output directory (WARC files, crawl log, CDXJ index, state, report).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Minimum seconds between requests to one host (a larger robots.txt Crawl-delay wins).
+    #[arg(long, value_name = "S")]
+    pub delay: Option<f64>,
+    /// Most requests in flight over all hosts.
+    #[arg(long, value_name = "N")]
+    pub concurrency: Option<u32>,
+    /// Most requests in flight per host.
+    #[arg(long, value_name = "N")]
+    pub per_host: Option<u32>,
+    /// Most pages fetched in this crawl (run again with a larger value to continue).
+    #[arg(long, value_name = "N")]
+    pub max_pages: Option<u64>,
+    /// Largest link depth from a seed (seeds are depth 0).
+    #[arg(long, value_name = "N")]
+    pub max_depth: Option<u32>,
+    /// Near-duplicate threshold on estimated resemblance, in (0, 1].
+    #[arg(long, value_name = "T")]
+    pub threshold: Option<f64>,
+    /// User-Agent header (name the crawler and a contact URL).
+    #[arg(long, value_name = "S")]
+    pub user_agent: Option<String>,
+    /// Format of the log lines on stderr.
+    #[arg(long, value_enum, default_value_t = LogFormat::Human)]
+    pub log_format: LogFormat,
+}
+
+/// Installs the `tracing` subscriber for a crawl (level from `RUST_LOG`, else `level`). Does
+/// nothing if one is already installed.
+pub fn init_logging(format: LogFormat, level: &str) {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(level));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
+    // `try_init` fails only when a subscriber is already set: keep that one.
+    let _ = match format {
+        LogFormat::Human => builder.try_init(),
+        LogFormat::Json => builder.json().try_init(),
+    };
+}
+
+/// Runs the crawl; `Ok` (exit status 0) when it ran to its end. Failed pages are in the crawl
+/// log, not errors.
+pub fn run(args: CrawlArgs) -> anyhow::Result<()> {
+    init_logging(args.log_format, "info");
+    let mut config = match &args.config {
+        Some(path) => CrawlConfig::load(path)?,
+        None => CrawlConfig::default(),
+    };
+    if args.config.is_none() && args.out.is_none() {
+        anyhow::bail!("--out DIR is required without --config");
+    }
+    config.apply(ConfigOverrides {
+        seeds: args.seeds,
+        out: args.out,
+        delay: args.delay,
+        concurrency: args.concurrency,
+        per_host: args.per_host,
+        max_pages: args.max_pages,
+        max_depth: args.max_depth,
+        threshold: args.threshold,
+        user_agent: args.user_agent,
+    });
+    config.validate()?;
+    let out = config.crawl.out.clone();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let report = runtime
+        .block_on(run_crawl(config))
+        .with_context(|| format!("crawl into {} failed", out.display()))?;
+    println!("{}", report.summary());
+    println!(
+        "WARC files in {}, crawl log {}, report {}",
+        out.join("warc").display(),
+        out.join("crawl.log.jsonl").display(),
+        out.join("report.json").display()
+    );
+    Ok(())
+}
