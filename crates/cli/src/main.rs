@@ -3,6 +3,7 @@
 mod compare;
 mod dedup;
 mod dedup_warc;
+mod export;
 
 use clap::{Parser, Subcommand};
 
@@ -24,8 +25,10 @@ struct Cli {
 enum Command {
     /// Compare two documents (HTML or text files) with every estimator.
     Compare(compare::CompareArgs),
-    /// Offline dedup of HTML files on disk through a persistent index.
+    /// Offline dedup of HTML files on disk (or of WARC archives) through a persistent index.
     Dedup(dedup::DedupArgs),
+    /// Export the deduplicated archive of a crawl as JSONL, plain text or WARC.
+    Export(export::ExportArgs),
 }
 
 fn main() -> std::process::ExitCode {
@@ -39,6 +42,7 @@ fn main() -> std::process::ExitCode {
     let result = match cli.command {
         Command::Compare(args) => compare::run(args),
         Command::Dedup(args) => dedup::run(args),
+        Command::Export(args) => export::run(args),
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,

@@ -1,0 +1,374 @@
+//! `dedupcrawl export OUT --format jsonl|text|warc --to PATH`: the deduplicated archive of a
+//! crawl, for search and dataset pipelines (JSONL, plain text) or archivists (WARC + CDXJ).
+//!
+//! Reads `OUT/warc/*.warc.gz` record by record (originals are the `response` records; revisits
+//! and metadata are left out) and `OUT/crawl.log.jsonl` for the duplicates of each original.
+//! Memory holds the duplicate list (URLs of duplicates, not pages) and one record at a time.
+//! The main-content view here uses the per-page boilerplate rules only: the per-host template
+//! learnt during the crawl lives in the crawl's index, which export does not need to open.
+
+use std::collections::HashMap;
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use dedupcrawl_archive::{RecordType, WarcReader, WarcWriter, WarcWriterConfig};
+use dedupcrawl_textprep::{TextPrep, TextPrepConfig, View};
+
+use crate::compare::ViewArg;
+use crate::dedup_warc::stored_page;
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum ExportFormat {
+    Jsonl,
+    Text,
+    Warc,
+}
+
+#[derive(clap::Args)]
+pub struct ExportArgs {
+    /// The crawl's output directory (holds warc/ and crawl.log.jsonl).
+    pub out: PathBuf,
+    #[arg(long, value_enum)]
+    pub format: ExportFormat,
+    /// A file for jsonl, a directory for text and warc.
+    #[arg(long)]
+    pub to: PathBuf,
+    /// Only pages of this host (e.g. `docs.example.org`, or `127.0.0.1:8080`).
+    #[arg(long)]
+    pub host: Option<String>,
+    /// Only pages fetched at or after this date (`2026-11-01` or RFC 3339).
+    #[arg(long)]
+    pub since: Option<String>,
+    /// Which text to export: main (boilerplate out) or full.
+    #[arg(long, value_enum, default_value = "main")]
+    pub view: ViewArg,
+}
+
+#[derive(serde::Serialize, Clone)]
+struct DuplicateRef {
+    url: String,
+    decision: String,
+    similarity: Option<f64>,
+}
+
+#[derive(serde::Serialize)]
+struct ExportedPage<'a> {
+    url: &'a str,
+    fetched_at: String,
+    status: u16,
+    title: Option<&'a str>,
+    language: Option<&'a str>,
+    text: &'a str,
+    content_digest: Option<&'a str>,
+    word_count: usize,
+    duplicates: &'a [DuplicateRef],
+}
+
+#[derive(serde::Deserialize)]
+struct CrawlLogLine {
+    url: String,
+    decision: String,
+    duplicate_of: Option<String>,
+    similarity: Option<f64>,
+}
+
+/// Original URL → its duplicates, from the crawl log.
+fn duplicates_by_original(out: &Path) -> anyhow::Result<HashMap<String, Vec<DuplicateRef>>> {
+    let path = out.join("crawl.log.jsonl");
+    let file = std::fs::File::open(&path).with_context(|| {
+        format!(
+            "cannot read {}: is {} a crawl output directory?",
+            path.display(),
+            out.display()
+        )
+    })?;
+    let mut map: HashMap<String, Vec<DuplicateRef>> = HashMap::new();
+    for (number, line) in std::io::BufReader::new(file).lines().enumerate() {
+        let line = line.with_context(|| format!("cannot read {}", path.display()))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        // A torn last line (the crawler was killed mid-write) is skipped, not fatal.
+        let Ok(entry) = serde_json::from_str::<CrawlLogLine>(&line) else {
+            eprintln!(
+                "dedupcrawl: warning: {} line {}: not a crawl-log line, skipped",
+                path.display(),
+                number + 1
+            );
+            continue;
+        };
+        if let Some(original) = entry.duplicate_of {
+            map.entry(original).or_default().push(DuplicateRef {
+                url: entry.url,
+                decision: entry.decision,
+                similarity: entry.similarity,
+            });
+        }
+    }
+    Ok(map)
+}
+
+/// The crawl's WARC files in name (= time, serial) order.
+pub fn crawl_warc_files(out: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    let dir = out.join("warc");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .with_context(|| {
+            format!(
+                "cannot list {}: is {} a crawl output directory?",
+                dir.display(),
+                out.display()
+            )
+        })?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            let name = p.to_string_lossy();
+            name.ends_with(".warc.gz") || name.ends_with(".warc")
+        })
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
+fn parse_since(text: &str) -> anyhow::Result<chrono::DateTime<chrono::Utc>> {
+    if let Ok(date) = chrono::DateTime::parse_from_rfc3339(text) {
+        return Ok(date.with_timezone(&chrono::Utc));
+    }
+    let day = chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d").with_context(|| {
+        format!("--since {text:?}: expected a date like 2026-11-01 or 2026-11-01T12:00:00Z")
+    })?;
+    Ok(day.and_hms_opt(0, 0, 0).unwrap_or_default().and_utc())
+}
+
+/// A file path for a URL: `host/path`, `index` for directories, the query escaped in.
+fn text_path(root: &Path, url: &str) -> PathBuf {
+    let Ok(parsed) = url::Url::parse(url) else {
+        return root.join("invalid-url.txt");
+    };
+    let safe = |part: &str| -> String {
+        part.chars()
+            .map(|c| {
+                if c.is_alphanumeric() || "-_.".contains(c) {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect()
+    };
+    let mut path = root.join(safe(&parsed.host_str().map_or(
+        String::new(),
+        |h| match parsed.port() {
+            Some(port) => format!("{h}_{port}"),
+            None => h.to_string(),
+        },
+    )));
+    let segments: Vec<&str> = parsed.path().split('/').filter(|s| !s.is_empty()).collect();
+    for segment in segments.iter().take(segments.len().saturating_sub(1)) {
+        path.push(safe(segment));
+    }
+    let mut leaf = match segments.last() {
+        Some(last) if !parsed.path().ends_with('/') => safe(last),
+        Some(last) => {
+            path.push(safe(last));
+            "index".to_string()
+        }
+        None => "index".to_string(),
+    };
+    if let Some(query) = parsed.query() {
+        leaf.push_str("__");
+        leaf.push_str(&safe(query));
+    }
+    leaf.push_str(".txt");
+    path.push(leaf);
+    path
+}
+
+pub fn run(args: ExportArgs) -> anyhow::Result<()> {
+    let since = args.since.as_deref().map(parse_since).transpose()?;
+    let duplicates = duplicates_by_original(&args.out)?;
+    let files = crawl_warc_files(&args.out)?;
+    let prep = TextPrep::new(TextPrepConfig::default());
+    let view: View = args.view.into();
+    let mut jsonl: Option<Box<dyn Write>> = None;
+    let mut warc: Option<WarcWriter> = None;
+    match args.format {
+        ExportFormat::Jsonl => {
+            if let Some(parent) = args.to.parent().filter(|p| !p.as_os_str().is_empty()) {
+                std::fs::create_dir_all(parent)?;
+            }
+            jsonl = Some(crate::dedup::output(Some(&args.to))?);
+        }
+        ExportFormat::Text => std::fs::create_dir_all(&args.to)
+            .with_context(|| format!("cannot create {}", args.to.display()))?,
+        ExportFormat::Warc => {
+            let mut config = WarcWriterConfig::new(&args.to, "dedupcrawl-export");
+            config.warcinfo_fields.push((
+                "description".into(),
+                format!("deduplicated export of {}", args.out.display()),
+            ));
+            warc = Some(WarcWriter::open(config)?);
+        }
+    }
+    let mut exported = 0u64;
+    let no_template = |_: u64| false;
+    for file in &files {
+        let reader = WarcReader::open(file)
+            .with_context(|| format!("cannot open the WARC file {}", file.display()))?;
+        // Request records come after their response in our files: keep the id of every
+        // exported response so its request can follow it into a WARC export.
+        let mut exported_ids: std::collections::HashSet<String> = Default::default();
+        for record in reader {
+            let record = match record {
+                Ok(record) => record,
+                Err(error) => {
+                    eprintln!("dedupcrawl: warning: {error} (record skipped, reading on)");
+                    continue;
+                }
+            };
+            if record.record_type() == RecordType::Request {
+                let companion = record
+                    .headers
+                    .get_all("WARC-Concurrent-To")
+                    .any(|id| exported_ids.contains(id));
+                if let (true, Some(writer)) = (companion, warc.as_mut()) {
+                    writer.write_verbatim(&record)?;
+                }
+                continue;
+            }
+            let Some(url) = record.target_uri().map(str::to_string) else {
+                continue;
+            };
+            if record.record_type() != RecordType::Response {
+                continue;
+            }
+            if let Some(host) = &args.host {
+                let record_host = url::Url::parse(&url).ok().map(|u| match u.port() {
+                    Some(port) => format!("{}:{port}", u.host_str().unwrap_or_default()),
+                    None => u.host_str().unwrap_or_default().to_string(),
+                });
+                let bare = url::Url::parse(&url)
+                    .ok()
+                    .and_then(|u| u.host_str().map(str::to_string));
+                if record_host.as_deref() != Some(host.as_str())
+                    && bare.as_deref() != Some(host.as_str())
+                {
+                    continue;
+                }
+            }
+            if let (Some(since), Some(date)) = (since, record.date())
+                && date < since
+            {
+                continue;
+            }
+            if let Some(writer) = warc.as_mut() {
+                writer.write_verbatim(&record)?;
+                exported_ids.extend(record.record_id().map(str::to_string));
+                exported += 1;
+                continue;
+            }
+            let page = match stored_page(&record) {
+                Ok(Some(page)) => page,
+                Ok(None) => continue,
+                Err(error) => {
+                    eprintln!(
+                        "dedupcrawl: warning: {}, offset {}: {error:#} (record skipped)",
+                        file.display(),
+                        record.offset
+                    );
+                    continue;
+                }
+            };
+            let (title, language, text) = match &page.html {
+                Some(html) => {
+                    let prepared = prep.prepare(html);
+                    let text = prep.view_text(&prepared, view, &no_template);
+                    (
+                        prepared.extracted.title.clone(),
+                        Some(prepared.language.code()),
+                        text,
+                    )
+                }
+                None => (None, None, String::new()),
+            };
+            let status = record.http_response().map(|r| r.status).unwrap_or(200);
+            match args.format {
+                ExportFormat::Jsonl => {
+                    let fetched_at = record
+                        .date()
+                        .map(|d| d.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
+                        .unwrap_or_default();
+                    let line = ExportedPage {
+                        url: &url,
+                        fetched_at,
+                        status,
+                        title: title.as_deref(),
+                        language,
+                        word_count: text.split_whitespace().count(),
+                        text: &text,
+                        content_digest: record.headers.get("WARC-Payload-Digest"),
+                        duplicates: duplicates.get(&url).map_or(&[], Vec::as_slice),
+                    };
+                    if let Some(out) = jsonl.as_mut() {
+                        serde_json::to_writer(&mut *out, &line)?;
+                        out.write_all(b"\n")?;
+                    }
+                }
+                ExportFormat::Text => {
+                    let path = text_path(&args.to, &url);
+                    if let Some(parent) = path.parent() {
+                        std::fs::create_dir_all(parent)?;
+                    }
+                    std::fs::write(&path, format!("{text}\n"))
+                        .with_context(|| format!("cannot write {}", path.display()))?;
+                }
+                ExportFormat::Warc => {}
+            }
+            exported += 1;
+        }
+    }
+    if let Some(mut out) = jsonl {
+        out.flush()?;
+    }
+    if let Some(writer) = warc {
+        let written = writer.close()?;
+        let report = dedupcrawl_archive::build_cdxj(&written, args.to.join("index.cdxj"))?;
+        eprintln!(
+            "{} CDXJ lines in {}",
+            report.lines,
+            args.to.join("index.cdxj").display()
+        );
+    }
+    eprintln!("exported {exported} pages to {}", args.to.display());
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_paths_follow_urls() {
+        let root = Path::new("/x");
+        assert_eq!(
+            text_path(root, "http://a.org/"),
+            Path::new("/x/a.org/index.txt")
+        );
+        assert_eq!(
+            text_path(root, "http://a.org:81/b/c"),
+            Path::new("/x/a.org_81/b/c.txt")
+        );
+        assert_eq!(
+            text_path(root, "http://a.org/b/"),
+            Path::new("/x/a.org/b/index.txt")
+        );
+        assert_eq!(
+            text_path(root, "http://a.org/l?a=1&b=2"),
+            Path::new("/x/a.org/l__a_1_b_2.txt")
+        );
+        assert_eq!(
+            text_path(root, "http://a.org/../etc"),
+            Path::new("/x/a.org/etc.txt")
+        );
+    }
+}
