@@ -1,5 +1,6 @@
 //! The `dedupcrawl` binary: crawl, offline dedup, compare, export, clusters.
 
+mod clusters;
 mod compare;
 mod dedup;
 mod dedup_warc;
@@ -29,6 +30,8 @@ enum Command {
     Dedup(dedup::DedupArgs),
     /// Export the deduplicated archive of a crawl as JSONL, plain text or WARC.
     Export(export::ExportArgs),
+    /// Near-duplicate clusters of a crawl: JSONL and an HTML report.
+    Clusters(clusters::ClustersArgs),
 }
 
 fn main() -> std::process::ExitCode {
@@ -43,6 +46,7 @@ fn main() -> std::process::ExitCode {
         Command::Compare(args) => compare::run(args),
         Command::Dedup(args) => dedup::run(args),
         Command::Export(args) => export::run(args),
+        Command::Clusters(args) => clusters::run(args),
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,

@@ -1,0 +1,290 @@
+//! `dedupcrawl clusters OUT`: the near-duplicate clusters of a crawl, as JSONL
+//! (`OUT/clusters.jsonl`) and a self-contained HTML report (`OUT/clusters.html`) with a
+//! similarity histogram and, per cluster, the text that differs.
+//!
+//! A cluster is an archived page (the representative) and every URL the crawl log names as its
+//! duplicate (exact, near, contained), followed transitively. The text that differs is shown
+//! where the WARC holds the member's text: archived copies (`near_duplicates = "archive"`) or
+//! near-duplicate metadata records that carry `differing_text`.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use dedupcrawl_archive::{RecordType, WarcReader};
+use dedupcrawl_textprep::{TextPrep, TextPrepConfig, View};
+
+use crate::dedup_warc::stored_page;
+use crate::export::crawl_warc_files;
+
+#[derive(clap::Args)]
+pub struct ClustersArgs {
+    /// The crawl's output directory.
+    pub out: PathBuf,
+    /// Write the JSONL here instead of OUT/clusters.jsonl.
+    #[arg(long)]
+    pub jsonl: Option<PathBuf>,
+    /// Write the HTML report here instead of OUT/clusters.html.
+    #[arg(long)]
+    pub html: Option<PathBuf>,
+}
+
+#[derive(serde::Deserialize)]
+struct CrawlLogLine {
+    url: String,
+    decision: String,
+    duplicate_of: Option<String>,
+    similarity: Option<f64>,
+}
+
+#[derive(serde::Serialize, Clone, Debug)]
+pub struct ClusterMember {
+    pub url: String,
+    pub decision: String,
+    pub similarity: Option<f64>,
+}
+
+#[derive(serde::Serialize, Debug)]
+pub struct Cluster {
+    pub representative: String,
+    pub size: usize,
+    pub min_similarity: Option<f64>,
+    pub members: Vec<ClusterMember>,
+}
+
+/// Clusters from a crawl log: duplicates grouped under the archived page they lead to.
+pub fn clusters_from_log(path: &Path) -> anyhow::Result<Vec<Cluster>> {
+    let file = std::fs::File::open(path).with_context(|| {
+        format!(
+            "cannot read {}: is this a crawl output directory?",
+            path.display()
+        )
+    })?;
+    let mut parent: HashMap<String, ClusterMember> = HashMap::new();
+    let mut parent_url: HashMap<String, String> = HashMap::new();
+    for line in std::io::BufReader::new(file).lines() {
+        let line = line?;
+        let Ok(entry) = serde_json::from_str::<CrawlLogLine>(&line) else {
+            continue;
+        };
+        if let Some(original) = entry.duplicate_of
+            && original != entry.url
+        {
+            parent_url.insert(entry.url.clone(), original);
+            parent.insert(
+                entry.url.clone(),
+                ClusterMember {
+                    url: entry.url,
+                    decision: entry.decision,
+                    similarity: entry.similarity,
+                },
+            );
+        }
+    }
+    let root = |start: &str| -> String {
+        let mut url = start.to_string();
+        let mut seen = HashSet::new();
+        while let Some(next) = parent_url.get(&url) {
+            if !seen.insert(url.clone()) {
+                break; // a cycle in a damaged log: stop where it closes
+            }
+            url = next.clone();
+        }
+        url
+    };
+    let mut by_root: BTreeMap<String, Vec<ClusterMember>> = BTreeMap::new();
+    for (url, member) in &parent {
+        by_root.entry(root(url)).or_default().push(member.clone());
+    }
+    let mut clusters: Vec<Cluster> = by_root
+        .into_iter()
+        .map(|(representative, mut members)| {
+            members.sort_by(|a, b| a.url.cmp(&b.url));
+            Cluster {
+                size: members.len() + 1,
+                min_similarity: members
+                    .iter()
+                    .filter_map(|m| m.similarity)
+                    .min_by(|a, b| a.total_cmp(b)),
+                representative,
+                members,
+            }
+        })
+        .collect();
+    clusters.sort_by(|a, b| {
+        b.size
+            .cmp(&a.size)
+            .then(a.representative.cmp(&b.representative))
+    });
+    Ok(clusters)
+}
+
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// Texts (one block per line) of the cluster URLs the WARC holds.
+fn texts_in_warc(out: &Path, wanted: &HashSet<&str>) -> anyhow::Result<HashMap<String, String>> {
+    let prep = TextPrep::new(TextPrepConfig::default());
+    let mut texts = HashMap::new();
+    for file in crawl_warc_files(out)? {
+        for record in WarcReader::open(&file)?.flatten() {
+            let Some(url) = record.target_uri() else {
+                continue;
+            };
+            if !wanted.contains(url) || texts.contains_key(url) {
+                continue;
+            }
+            match record.record_type() {
+                RecordType::Response => {
+                    if let Ok(Some(page)) = stored_page(&record)
+                        && let Some(html) = &page.html
+                    {
+                        let prepared = prep.prepare(html);
+                        texts.insert(
+                            url.to_string(),
+                            prep.view_text(&prepared, View::MainContent, &|_| false),
+                        );
+                    }
+                }
+                RecordType::Metadata => {
+                    let value: serde_json::Value =
+                        serde_json::from_slice(&record.block).unwrap_or_default();
+                    if let Some(text) = value.get("differing_text").and_then(|t| t.as_str()) {
+                        texts.insert(url.to_string(), text.to_string());
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    Ok(texts)
+}
+
+/// Lines of `text` that `other` does not have.
+fn lines_not_in<'a>(text: &'a str, other: &str) -> Vec<&'a str> {
+    let known: HashSet<&str> = other.lines().collect();
+    text.lines().filter(|l| !known.contains(l)).collect()
+}
+
+fn histogram_svg(clusters: &[Cluster]) -> String {
+    let mut bins = [0u32; 20];
+    for member in clusters.iter().flat_map(|c| &c.members) {
+        if let Some(s) = member.similarity {
+            bins[((s.clamp(0.0, 1.0) * 20.0) as usize).min(19)] += 1;
+        }
+    }
+    let max = bins.iter().copied().max().unwrap_or(0).max(1);
+    let mut svg = String::from(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"640\" height=\"220\" role=\"img\" \
+         aria-label=\"similarity histogram\">",
+    );
+    for (i, &count) in bins.iter().enumerate() {
+        let height = 160.0 * count as f64 / max as f64;
+        let x = 20 + i * 30;
+        svg.push_str(&format!(
+            "<rect x=\"{x}\" y=\"{:.1}\" width=\"26\" height=\"{height:.1}\" fill=\"#4a7bd0\"><title>{:.2}–{:.2}: {count}</title></rect>\
+             <text x=\"{}\" y=\"{:.1}\" font-size=\"10\" text-anchor=\"middle\">{}</text>",
+            180.0 - height,
+            i as f64 / 20.0,
+            (i + 1) as f64 / 20.0,
+            x + 13,
+            175.0 - height,
+            if count > 0 { count.to_string() } else { String::new() },
+        ));
+        if i % 4 == 0 {
+            svg.push_str(&format!(
+                "<text x=\"{x}\" y=\"200\" font-size=\"11\">{:.1}</text>",
+                i as f64 / 20.0
+            ));
+        }
+    }
+    svg.push_str("<text x=\"560\" y=\"215\" font-size=\"11\">similarity</text></svg>");
+    svg
+}
+
+pub fn run(args: ClustersArgs) -> anyhow::Result<()> {
+    let clusters = clusters_from_log(&args.out.join("crawl.log.jsonl"))?;
+    let jsonl_path = args
+        .jsonl
+        .unwrap_or_else(|| args.out.join("clusters.jsonl"));
+    let mut jsonl = crate::dedup::output(Some(&jsonl_path))?;
+    for cluster in &clusters {
+        serde_json::to_writer(&mut jsonl, cluster)?;
+        jsonl.write_all(b"\n")?;
+    }
+    jsonl.flush()?;
+
+    let wanted: HashSet<&str> = clusters
+        .iter()
+        .flat_map(|c| {
+            std::iter::once(c.representative.as_str())
+                .chain(c.members.iter().map(|m| m.url.as_str()))
+        })
+        .collect();
+    let texts = texts_in_warc(&args.out, &wanted)?;
+    let members: usize = clusters.iter().map(|c| c.members.len()).sum();
+    let mut html = format!(
+        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>dedupcrawl clusters: {out}</title>\
+         <style>body{{font-family:sans-serif;max-width:1100px;margin:2em auto}}table{{border-collapse:collapse}}\
+         td,th{{border:1px solid #ccc;padding:2px 6px;text-align:left}}pre{{white-space:pre-wrap;background:#f6f6f6;padding:4px}}\
+         details{{margin:1em 0}}</style></head><body><h1>Duplicate clusters of {out}</h1>\
+         <p>{n} clusters, {members} duplicates.</p><h2>Similarity of duplicates to their original</h2>{svg}",
+        out = escape(&args.out.display().to_string()),
+        n = clusters.len(),
+        svg = histogram_svg(&clusters),
+    );
+    for (i, cluster) in clusters.iter().enumerate() {
+        html.push_str(&format!(
+            "<details{open}><summary>#{n} {rep} — {size} pages</summary><table><tr><th>url</th><th>decision</th><th>similarity</th></tr>",
+            open = if i < 5 { " open" } else { "" },
+            n = i + 1,
+            rep = escape(&cluster.representative),
+            size = cluster.size,
+        ));
+        for member in &cluster.members {
+            html.push_str(&format!(
+                "<tr><td>{}</td><td>{}</td><td>{}</td></tr>",
+                escape(&member.url),
+                escape(&member.decision),
+                member
+                    .similarity
+                    .map_or(String::new(), |s| format!("{s:.3}"))
+            ));
+        }
+        html.push_str("</table>");
+        let representative_text = texts.get(&cluster.representative);
+        for member in &cluster.members {
+            let (Some(original), Some(text)) = (representative_text, texts.get(&member.url)) else {
+                continue;
+            };
+            let only_member = lines_not_in(text, original);
+            let only_original = lines_not_in(original, text);
+            html.push_str(&format!(
+                "<p>{}: only in the duplicate</p><pre>{}</pre><p>only in the original</p><pre>{}</pre>",
+                escape(&member.url),
+                escape(&only_member.join("\n")),
+                escape(&only_original.join("\n"))
+            ));
+        }
+        if cluster.members.iter().all(|m| !texts.contains_key(&m.url)) {
+            html.push_str("<p><i>The duplicates' text is not in the archive (not archived by policy).</i></p>");
+        }
+        html.push_str("</details>");
+    }
+    html.push_str("</body></html>\n");
+    let html_path = args.html.unwrap_or_else(|| args.out.join("clusters.html"));
+    std::fs::write(&html_path, html)
+        .with_context(|| format!("cannot write {}", html_path.display()))?;
+    eprintln!(
+        "{} clusters ({members} duplicates): {} and {}",
+        clusters.len(),
+        jsonl_path.display(),
+        html_path.display()
+    );
+    Ok(())
+}
