@@ -202,6 +202,25 @@ fn donor_tables(k: usize) -> Option<&'static DonorTables> {
     Some(*table)
 }
 
+/// Classic k-permutation MinHash (k independent mixes per shingle). O(n·k): the reference the
+/// OPH estimator is checked against, not for production use.
+pub fn classic_minhash(shingles: &[u64], k: usize, seed: u64) -> Option<MinHashSignature> {
+    if shingles.is_empty() {
+        return None;
+    }
+    let values = (0..k as u64)
+        .map(|i| {
+            let permutation_seed = mix64(seed ^ i.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+            shingles
+                .iter()
+                .map(|&s| mix64(s ^ permutation_seed) as u32)
+                .min()
+                .unwrap_or(u32::MAX)
+        })
+        .collect();
+    Some(MinHashSignature(values))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -240,23 +259,4 @@ mod tests {
             assert_eq!(fast.0, values, "n = {n}");
         }
     }
-}
-
-/// Classic k-permutation MinHash (k independent mixes per shingle). O(n·k): the reference the
-/// OPH estimator is checked against, not for production use.
-pub fn classic_minhash(shingles: &[u64], k: usize, seed: u64) -> Option<MinHashSignature> {
-    if shingles.is_empty() {
-        return None;
-    }
-    let values = (0..k as u64)
-        .map(|i| {
-            let permutation_seed = mix64(seed ^ i.wrapping_mul(0x9E37_79B9_7F4A_7C15));
-            shingles
-                .iter()
-                .map(|&s| mix64(s ^ permutation_seed) as u32)
-                .min()
-                .unwrap_or(u32::MAX)
-        })
-        .collect();
-    Some(MinHashSignature(values))
 }
