@@ -38,7 +38,7 @@ mod record;
 mod sled_backend;
 
 pub use record::{DocumentId, StoredDocument};
-pub use sled_backend::SledDedupIndex;
+pub use sled_backend::{SledDedupIndex, open_sled_waiting_for_lock};
 
 use dedupcrawl_sketch::{LshParams, MinHashSignature, ModSample, PayloadDigest, TokenDigest};
 
@@ -71,6 +71,11 @@ pub enum IndexError {
     CorruptRecord { key: String, reason: String },
     #[error("the index is full: document ids are 32-bit (4,294,967,295 documents)")]
     Full,
+    #[error(
+        "the index at {path} is in use by another process (its lock is held): wait for it to \
+         finish or use another directory"
+    )]
+    Locked { path: String },
 }
 
 /// Settings that decide what counts as a duplicate. Stored with the index: reopening with
@@ -221,6 +226,8 @@ pub trait DedupIndex: Send + Sync {
     /// For each block fingerprint, on how many new documents of `host` it has been seen
     /// (saturating at a small cap: callers compare against a threshold).
     fn block_page_counts(&self, host: &str, fingerprints: &[u64]) -> Result<Vec<u32>, IndexError>;
+    /// How many new documents of `host` the index holds (saturating like block counts).
+    fn host_document_count(&self, host: &str) -> Result<u32, IndexError>;
     fn stats(&self) -> Result<IndexStats, IndexError>;
     /// Makes everything reported so far durable.
     fn flush(&self) -> Result<(), IndexError>;

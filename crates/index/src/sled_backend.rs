@@ -4,13 +4,15 @@
 //! * `M` + name → meta (format version, signature settings, next id)
 //! * `D` + id (u32 BE) → [`StoredDocument`] record (signature included)
 //! * `P` + SHA-1 (20 B) → id;  `T` + token digest (16 B) → id
-//! * `C` + sampled shingle (u64 BE) + id → ()   MOD_m postings for containment
 //! * `H` + host hash (u64) + block fingerprint (u64) → count (u32)   template learning
 //!
-//! LSH band buckets are *not* stored: they are rebuilt in memory from the signatures when the
-//! index opens (≈ 8 bytes per band per document: 1M documents × 16 bands ≈ 150 MB), which
-//! keeps the disk format independent of the threshold and makes every lookup a hash probe
-//! instead of a B-tree read. Only the signature settings (k, shingle size, MinHash flavour) are
+//! LSH band buckets and containment postings are *not* stored: they are rebuilt in memory from
+//! the signatures and MOD_m samples when the index opens (≈ 8 bytes per band and per posting
+//! per document: 1M documents × (16 bands + 16 postings) ≈ 300 MB), which keeps the disk format
+//! independent of the threshold and makes every lookup a hash probe instead of a B-tree read.
+//! Containment postings are each document's [`POSTED_SAMPLES`] most divisible sampled shingles:
+//! those are the ones every document containing it samples too (a value 0 mod 2^j is in the
+//! sample of every document whose modulus divides 2^j). Only the signature settings (k, shingle size, MinHash flavour) are
 //! fixed for the life of an index.
 
 use std::path::Path;
@@ -30,16 +32,19 @@ const FORMAT_VERSION: &str = "dedupcrawl-index/1";
 const META_FORMAT: &[u8] = b"Mformat";
 const META_SIGNATURE: &[u8] = b"Msignature";
 const META_NEXT_ID: &[u8] = b"Mnext_id";
-const META_DOCUMENTS: &[u8] = b"Mdocuments";
 /// Candidates verified per document at most (a bucket this crowded is one big cluster).
 const MAX_CANDIDATES: usize = 256;
 /// Members kept per LSH bucket.
 const MAX_BUCKET_MEMBERS: usize = 1024;
-/// Sampled shingles probed for containment, and postings read per probe.
-const CONTAINMENT_PROBES: usize = 24;
-const POSTINGS_PER_PROBE: usize = 64;
-/// Block counts saturate here: callers only compare against small thresholds.
-const BLOCK_COUNT_CAP: u32 = 1_000;
+/// Sampled shingles posted (and probed) per document for containment.
+pub const POSTED_SAMPLES: usize = 16;
+/// Postings kept per sampled shingle: one that common is template, not content.
+const MAX_POSTINGS_PER_SAMPLE: usize = 256;
+/// Block counts saturate here (a template block is on a share of the host's pages, and the
+/// host page count saturates at the same value).
+const BLOCK_COUNT_CAP: u32 = 1_000_000;
+/// The block-count key with this fingerprint counts the host's new documents.
+const HOST_DOCUMENTS: u64 = 0;
 
 fn doc_key(id: DocumentId) -> [u8; 5] {
     let mut key = [b'D'; 5];
@@ -61,19 +66,6 @@ fn tokens_key(digest: u128) -> Vec<u8> {
     key
 }
 
-fn posting_prefix(value: u64) -> [u8; 9] {
-    let mut key = [b'C'; 9];
-    key[1..].copy_from_slice(&value.to_be_bytes());
-    key
-}
-
-fn posting_key(value: u64, id: DocumentId) -> [u8; 13] {
-    let mut key = [b'C'; 13];
-    key[1..9].copy_from_slice(&value.to_be_bytes());
-    key[9..].copy_from_slice(&id.to_be_bytes());
-    key
-}
-
 fn block_key(host: &str, fingerprint: u64) -> [u8; 17] {
     let mut key = [b'H'; 17];
     key[1..9].copy_from_slice(&xxh3_64(host.as_bytes()).to_be_bytes());
@@ -92,8 +84,18 @@ fn read_id(bytes: &[u8]) -> Option<DocumentId> {
 struct BandTables {
     first: Vec<FxHashMap<u32, DocumentId>>,
     overflow: FxHashMap<u64, Vec<DocumentId>>,
+    /// Containment postings: sampled shingle → documents.
+    postings: FxHashMap<u64, Vec<DocumentId>>,
     next_id: DocumentId,
     documents: u64,
+}
+
+/// The sampled shingles of a MOD_m sample that are posted and probed: the most divisible ones.
+fn posted_samples(sample: &ModSample) -> Vec<u64> {
+    let mut values = sample.values.clone();
+    values.sort_by_key(|v| (std::cmp::Reverse(v.trailing_zeros()), *v));
+    values.truncate(POSTED_SAMPLES);
+    values
 }
 
 impl BandTables {
@@ -150,6 +152,26 @@ impl BandTables {
         }
     }
 
+    fn post(&mut self, sample: &ModSample, id: DocumentId) {
+        for value in posted_samples(sample) {
+            let members = self.postings.entry(value).or_default();
+            if members.len() < MAX_POSTINGS_PER_SAMPLE {
+                members.push(id);
+            }
+        }
+    }
+
+    fn unpost(&mut self, sample: &ModSample, id: DocumentId) {
+        for value in posted_samples(sample) {
+            if let Some(members) = self.postings.get_mut(&value) {
+                members.retain(|m| *m != id);
+                if members.is_empty() {
+                    self.postings.remove(&value);
+                }
+            }
+        }
+    }
+
     fn candidates(&self, keys: &[u64]) -> Vec<DocumentId> {
         let mut seen = FxHashSet::default();
         let mut out = Vec::new();
@@ -168,6 +190,33 @@ impl BandTables {
             }
         }
         out
+    }
+}
+
+/// Opens a sled database, waiting up to 5 s for its file lock: a process that was just killed
+/// (or a handle just dropped, whose flusher thread is still ending) holds it for a moment.
+pub fn open_sled_waiting_for_lock(path: &Path) -> Result<sled::Db, IndexError> {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    loop {
+        match sled::Config::new()
+            .path(path)
+            .cache_capacity(64 * 1024 * 1024)
+            .open()
+        {
+            Ok(db) => return Ok(db),
+            Err(sled::Error::Io(error))
+                if error.to_string().contains("could not acquire lock")
+                    && std::time::Instant::now() < deadline =>
+            {
+                std::thread::sleep(std::time::Duration::from_millis(25));
+            }
+            Err(sled::Error::Io(error)) if error.to_string().contains("could not acquire lock") => {
+                return Err(IndexError::Locked {
+                    path: path.display().to_string(),
+                });
+            }
+            Err(error) => return Err(error.into()),
+        }
     }
 }
 
@@ -192,10 +241,7 @@ impl std::fmt::Debug for SledDedupIndex {
 impl SledDedupIndex {
     /// Opens (or creates) an index in its own directory.
     pub fn open(path: &Path, config: IndexConfig) -> Result<Self, IndexError> {
-        let db = sled::Config::new()
-            .path(path)
-            .cache_capacity(64 * 1024 * 1024)
-            .open()?;
+        let db = open_sled_waiting_for_lock(path)?;
         Self::open_in(db, &path.display().to_string(), config)
     }
 
@@ -236,6 +282,8 @@ impl SledDedupIndex {
             }
         }
         let mut tables = BandTables::new(config.lsh.bands);
+        // The next id follows the highest stored document (or a removed one recorded in
+        // `Mnext_id`): derived, so inserts need not rewrite a counter key every time.
         tables.next_id = match tree.get(META_NEXT_ID)? {
             Some(v) => read_id(&v).ok_or_else(|| IndexError::CorruptRecord {
                 key: "next_id".into(),
@@ -253,7 +301,11 @@ impl SledDedupIndex {
             if let Some(signature) = &document.signature {
                 tables.insert(&config.lsh.band_keys(signature), id);
             }
+            if let Some(sample) = &document.mod_sample {
+                tables.post(sample, id);
+            }
             tables.documents += 1;
+            tables.next_id = tables.next_id.max(id.saturating_add(1));
         }
         Ok(SledDedupIndex {
             db,
@@ -349,36 +401,24 @@ impl SledDedupIndex {
         }
     }
 
-    /// Containment both ways against documents sharing sampled shingles. Returns
+    /// Containment both ways against documents sharing posted samples. Returns
     /// (this inside another, another inside this).
     #[allow(clippy::type_complexity)]
     fn find_containment(
         &self,
+        tables: &BandTables,
         sample: &ModSample,
     ) -> Result<(Option<(DocumentRef, f64)>, Option<(DocumentRef, f64)>), IndexError> {
         if sample.values.len() < self.config.containment_min_samples {
             return Ok((None, None));
         }
-        // Values divisible by the largest powers of two are posted by documents of every
-        // length (their modulus divides them), so probe those first.
-        let mut probes = sample.values.clone();
-        probes.sort_by_key(|v| std::cmp::Reverse(v.trailing_zeros()));
-        probes.truncate(CONTAINMENT_PROBES);
         let mut hits: FxHashMap<DocumentId, usize> = FxHashMap::default();
-        for value in probes {
-            for entry in self
-                .tree
-                .scan_prefix(posting_prefix(value))
-                .take(POSTINGS_PER_PROBE)
-            {
-                let (key, _) = entry?;
-                if let Some(id) = read_id(&key[9..]) {
-                    *hits.entry(id).or_default() += 1;
-                }
+        for value in posted_samples(sample) {
+            for &id in tables.postings.get(&value).into_iter().flatten() {
+                *hits.entry(id).or_default() += 1;
             }
         }
-        let mut ranked: Vec<(DocumentId, usize)> =
-            hits.into_iter().filter(|&(_, n)| n >= 2).collect();
+        let mut ranked: Vec<(DocumentId, usize)> = hits.into_iter().collect();
         ranked.sort_by_key(|&(id, n)| (std::cmp::Reverse(n), id));
         ranked.truncate(16);
         let (mut inside, mut around): (Option<(DocumentId, f64)>, Option<(DocumentId, f64)>) =
@@ -427,7 +467,7 @@ impl SledDedupIndex {
             return Ok(decision);
         }
         let (inside, around) = match &doc.mod_sample {
-            Some(sample) => self.find_containment(sample)?,
+            Some(sample) => self.find_containment(&tables, sample)?,
             None => (None, None),
         };
         // A page that is (almost) exactly another one is near-duplicate, handled above; a
@@ -461,12 +501,8 @@ impl SledDedupIndex {
         if let Some(digest) = doc.tokens {
             batch.insert(tokens_key(digest.0), &id.to_be_bytes());
         }
-        if let Some(sample) = &doc.mod_sample {
-            for &value in &sample.values {
-                batch.insert(&posting_key(value, id), &[]);
-            }
-        }
-        for &fingerprint in &doc.block_fingerprints {
+        let host_counter = std::iter::once(HOST_DOCUMENTS);
+        for fingerprint in doc.block_fingerprints.iter().copied().chain(host_counter) {
             let key = block_key(&doc.host, fingerprint);
             let count = self
                 .tree
@@ -477,13 +513,14 @@ impl SledDedupIndex {
                 batch.insert(&key, &(count + 1).to_le_bytes());
             }
         }
-        batch.insert(META_NEXT_ID, &next.to_be_bytes());
-        batch.insert(META_DOCUMENTS, &(tables.documents + 1).to_le_bytes());
         self.tree.apply_batch(batch)?;
         tables.next_id = next;
         tables.documents += 1;
         if !band_keys.is_empty() {
             tables.insert(&band_keys, id);
+        }
+        if let Some(sample) = &doc.mod_sample {
+            tables.post(sample, id);
         }
         Ok(DedupDecision::New {
             id: Some(id),
@@ -528,18 +565,17 @@ impl DedupIndex for SledDedupIndex {
                 batch.remove(key);
             }
         }
-        if let Some(sample) = &document.mod_sample {
-            for &value in &sample.values {
-                batch.remove(&posting_key(value, id));
-            }
+        if id.checked_add(1) == Some(tables.next_id) {
+            // Ids are derived from the highest stored id on open: remember that this one was
+            // used so a reopened index never hands it out again.
+            batch.insert(META_NEXT_ID, &tables.next_id.to_be_bytes());
         }
-        batch.insert(
-            META_DOCUMENTS,
-            &(tables.documents.saturating_sub(1)).to_le_bytes(),
-        );
         self.tree.apply_batch(batch)?;
         if let Some(signature) = &document.signature {
             tables.remove(&self.config.lsh.band_keys(signature), id);
+        }
+        if let Some(sample) = &document.mod_sample {
+            tables.unpost(sample, id);
         }
         tables.documents = tables.documents.saturating_sub(1);
         Ok(true)
@@ -563,6 +599,10 @@ impl DedupIndex for SledDedupIndex {
                     .unwrap_or(0))
             })
             .collect()
+    }
+
+    fn host_document_count(&self, host: &str) -> Result<u32, IndexError> {
+        Ok(self.block_page_counts(host, &[HOST_DOCUMENTS])?[0])
     }
 
     fn stats(&self) -> Result<IndexStats, IndexError> {

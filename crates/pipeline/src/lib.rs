@@ -41,8 +41,12 @@ pub struct DedupSettings {
     pub shingle_size: usize,
     /// MinHash signature length (k).
     pub num_hashes: usize,
-    /// A block seen on at least this many earlier *new* pages of the same host is template.
+    /// A block seen on at least this many earlier *new* pages of the same host, and on at
+    /// least `boilerplate_min_share` of them, is template.
     pub boilerplate_min_pages: u32,
+    /// Share (0..1) of the host's new pages a block must be on to be template: content that a
+    /// few pages share (a quoted paragraph, a common method doc) stays content.
+    pub boilerplate_min_share: f64,
     /// Estimate containment (a page inside a larger page) with MOD_m samples.
     pub containment: bool,
     /// Containment threshold (0..1).
@@ -57,7 +61,8 @@ impl Default for DedupSettings {
             threshold: 0.8,
             shingle_size: 5,
             num_hashes: 128,
-            boilerplate_min_pages: 2,
+            boilerplate_min_pages: 3,
+            boilerplate_min_share: 0.05,
             containment: true,
             containment_threshold: 0.9,
             text: TextPrepConfig::default(),
@@ -87,6 +92,12 @@ impl DedupSettings {
             return Err(format!(
                 "dedup.containment_threshold = {} must be in [0, 1]",
                 self.containment_threshold
+            ));
+        }
+        if !(0.0..=1.0).contains(&self.boilerplate_min_share) {
+            return Err(format!(
+                "dedup.boilerplate_min_share = {} must be in [0, 1]",
+                self.boilerplate_min_share
             ));
         }
         if !(1..=32).contains(&self.shingle_size) {
@@ -175,10 +186,14 @@ impl DedupStage {
             View::FullPage => self.textprep.token_hashes(&page, view, &|_| false),
             View::MainContent => {
                 let counts = self.index.block_page_counts(host, &candidates)?;
+                let host_pages = self.index.host_document_count(host)?;
+                let by_share =
+                    (self.settings.boilerplate_min_share * f64::from(host_pages)).ceil() as u32;
+                let min_pages = self.settings.boilerplate_min_pages.max(by_share);
                 let template: FxHashSet<u64> = candidates
                     .iter()
                     .zip(counts)
-                    .filter(|&(_, count)| count >= self.settings.boilerplate_min_pages)
+                    .filter(|&(_, count)| count >= min_pages)
                     .map(|(&fingerprint, _)| fingerprint)
                     .collect();
                 self.textprep

@@ -136,7 +136,7 @@ fn the_host_learns_its_template_blocks() {
     let html = heavy_template("Next", &prose(300, 60));
     let page = stage.textprep().prepare(&html);
     let counts_known =
-        |fp: u64| stage.index().block_page_counts("a.example", &[fp]).unwrap()[0] >= 2;
+        |fp: u64| stage.index().block_page_counts("a.example", &[fp]).unwrap()[0] >= 3;
     let text = stage
         .textprep()
         .view_text(&page, View::MainContent, &counts_known);
