@@ -129,7 +129,11 @@ pub fn read_sets(path: &Path) -> anyhow::Result<Vec<Vec<u64>>> {
     let mut input = BufReader::new(std::fs::File::open(path)?);
     let mut word = [0u8; 8];
     input.read_exact(&mut word)?;
-    anyhow::ensure!(&word == b"SHSETS01", "{} is not a shingle-set dump", path.display());
+    anyhow::ensure!(
+        &word == b"SHSETS01",
+        "{} is not a shingle-set dump",
+        path.display()
+    );
     input.read_exact(&mut word)?;
     let count = u64::from_le_bytes(word) as usize;
     let mut sets = Vec::with_capacity(count);
@@ -186,7 +190,7 @@ pub fn thousands(value: f64) -> String {
     let digits = n.abs().to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);

@@ -29,6 +29,10 @@ use dedupcrawl_sketch::{MinHasher, ModSample, PayloadDigest, TokenDigest, shingl
 use dedupcrawl_textprep::{PreparedPage, TextPrep, TextPrepConfig, View};
 use rustc_hash::FxHashSet;
 
+/// Main content shorter than this many shingles' worth of tokens, once the host's template is
+/// cut out, is too little to compare on: the page's own content blocks are compared instead.
+pub const MIN_MAIN_CONTENT_SHINGLES: usize = 4;
+
 /// What makes two pages duplicates. Every field is a config key (`[dedup]`).
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -116,6 +120,17 @@ impl DedupSettings {
     }
 }
 
+/// A page made ready for the index.
+#[derive(Debug, Clone)]
+pub struct Fingerprinted {
+    pub fingerprint: DocumentFingerprint,
+    pub page: PreparedPage,
+    /// The view compared (`full_page` when the page has no content blocks).
+    pub view: View,
+    /// The normalized token hashes the signature was computed from.
+    pub tokens: Vec<u64>,
+}
+
 /// The stage's answer for one page.
 #[derive(Debug, Clone)]
 pub struct PageVerdict {
@@ -167,7 +182,7 @@ impl DedupStage {
         host: &str,
         payload: &[u8],
         html: &str,
-    ) -> Result<(DocumentFingerprint, PreparedPage, View, usize), IndexError> {
+    ) -> Result<Fingerprinted, IndexError> {
         self.fingerprint_prepared(name, host, payload, self.textprep.prepare(html))
     }
 
@@ -179,11 +194,36 @@ impl DedupStage {
         host: &str,
         payload: &[u8],
         page: PreparedPage,
-    ) -> Result<(DocumentFingerprint, PreparedPage, View, usize), IndexError> {
+    ) -> Result<Fingerprinted, IndexError> {
         let candidates = self.textprep.candidate_block_fingerprints(&page);
-        let mut view = self.settings.view;
-        let mut token_hashes = match view {
-            View::FullPage => self.textprep.token_hashes(&page, view, &|_| false),
+        let w = self.settings.shingle_size;
+        let full_tokens = || {
+            self.textprep
+                .token_hashes(&page, View::FullPage, &|_| false)
+        };
+        // Tokens of the blocks that pass the per-page rules, block by block, so the host's
+        // template can be cut out without tokenizing twice.
+        let mut content_tokens = Vec::new();
+        let mut block_ranges = Vec::new();
+        if self.settings.view == View::MainContent {
+            for block in self
+                .textprep
+                .view_blocks(&page, View::MainContent, &|_| false)
+            {
+                let start = content_tokens.len();
+                self.textprep.normalizer().token_hashes(
+                    &block.text,
+                    page.language,
+                    &mut content_tokens,
+                );
+                block_ranges.push((block.fingerprint(), start..content_tokens.len()));
+            }
+        }
+        let (view, token_hashes, stable_tokens) = match self.settings.view {
+            View::FullPage => {
+                let tokens = full_tokens();
+                (View::FullPage, tokens.clone(), tokens)
+            }
             View::MainContent => {
                 let counts = self.index.block_page_counts(host, &candidates)?;
                 let host_pages = self.index.host_document_count(host)?;
@@ -196,27 +236,48 @@ impl DedupStage {
                     .filter(|&(_, count)| count >= min_pages)
                     .map(|(&fingerprint, _)| fingerprint)
                     .collect();
-                self.textprep
-                    .token_hashes(&page, view, &|fingerprint| template.contains(&fingerprint))
+                let main: Vec<u64> = block_ranges
+                    .iter()
+                    .filter(|(fingerprint, _)| !template.contains(fingerprint))
+                    .flat_map(|(_, range)| content_tokens[range.clone()].iter().copied())
+                    .collect();
+                if main.len() >= MIN_MAIN_CONTENT_SHINGLES * w {
+                    (View::MainContent, main, content_tokens)
+                } else if content_tokens.len() >= w {
+                    // The host's template left almost nothing (a page that is all shared
+                    // method docs plus a banner): compare the page's own content blocks rather
+                    // than call every such page a duplicate of every other.
+                    (View::MainContent, content_tokens.clone(), content_tokens)
+                } else {
+                    // No content blocks at all (a menu page, a gallery): the whole page.
+                    let tokens = full_tokens();
+                    (View::FullPage, tokens.clone(), tokens)
+                }
             }
         };
-        if token_hashes.len() < self.settings.shingle_size && view == View::MainContent {
-            // Almost no main content (a menu page, a gallery): compare the whole page rather
-            // than call every such page a duplicate of every other.
-            view = View::FullPage;
-            token_hashes = self.textprep.token_hashes(&page, view, &|_| false);
-        }
         let mut fingerprint = DocumentFingerprint::new(name, host, PayloadDigest::of(payload));
         fingerprint.block_fingerprints = candidates;
-        if !token_hashes.is_empty() {
-            let shingles = shingle_set(&token_hashes, self.settings.shingle_size);
-            fingerprint.tokens = Some(TokenDigest::of(&token_hashes));
+        // Text-based checks need at least one whole shingle: a one-word page ("Redirecting…")
+        // says nothing about which page it is. Such pages are only exact payload duplicates.
+        // The normalized-text digest is taken over the page's own content (not minus the
+        // host's template, which changes as the crawl learns it) so identical pages always
+        // match.
+        if stable_tokens.len() >= w {
+            fingerprint.tokens = Some(TokenDigest::of(&stable_tokens));
+        }
+        if token_hashes.len() >= w {
+            let shingles = shingle_set(&token_hashes, w);
             fingerprint.signature = self.hasher.signature(&shingles);
             if self.settings.containment {
                 fingerprint.mod_sample = Some(ModSample::from_shingles(&shingles));
             }
         }
-        Ok((fingerprint, page, view, token_hashes.len()))
+        Ok(Fingerprinted {
+            fingerprint,
+            page,
+            view,
+            tokens: token_hashes,
+        })
     }
 
     /// Checks an HTML page and records it when new.
@@ -238,8 +299,13 @@ impl DedupStage {
         payload: &[u8],
         page: PreparedPage,
     ) -> Result<PageVerdict, IndexError> {
-        let (fingerprint, page, view, token_count) =
-            self.fingerprint_prepared(name, host, payload, page)?;
+        let Fingerprinted {
+            fingerprint,
+            page,
+            view,
+            tokens,
+        } = self.fingerprint_prepared(name, host, payload, page)?;
+        let token_count = tokens.len();
         let decision = self.index.check_and_insert(&fingerprint)?;
         Ok(PageVerdict {
             decision,

@@ -1,0 +1,653 @@
+//! Accuracy of `dedupcrawl dedup` on the real corpus against exact pairwise Jaccard.
+//!
+//! `bench-accuracy --root CORPUS_ROOT --decisions VIEW=FILE [--decisions VIEW=FILE]`
+//! (VIEW is `main` or `full`; FILE the JSONL of `dedupcrawl dedup --view VIEW --out FILE`).
+//!
+//! Truth: for every document of the JSONL, the set of 5-shingles of its normalized token
+//! hashes, by the same token pipeline (`TextPrep::prepare` + `token_hashes`):
+//! * `full`: `View::FullPage`, exactly what `dedupcrawl dedup --view full` compares;
+//! * `main`: `View::MainContent` with the per-page boilerplate rules but NO host template
+//!   (the dedup command also drops blocks seen on ≥ 2 earlier new pages of the same PATH, which
+//!   depends on its own decisions), with the dedup stage's fallback to the full page when the
+//!   main content has fewer than 5 tokens.
+//!
+//! Exact Jaccard of every pair that shares at least one shingle: an inverted index over
+//! shingle hashes, every posting list expanded into pairs (no cap), intersections counted
+//! exactly in a dense triangular matrix. J = |A∩B| / |A∪B| over 64-bit shingle hashes.
+//! Documents with no tokens are left out (they only take part in exact-payload checks).
+//!
+//! A true pair (J ≥ t) is *found* when the dedup put both documents in one cluster (one is
+//! `duplicate_of` the other, or both name the same original; the dedup only ever points at
+//! documents it recorded as new, so clusters are stars). Precision: of the flagged links
+//! (document → `duplicate_of`), the share whose true J ≥ 0.75 (threshold 0.8 − 0.05) for
+//! `exact_duplicate`/`near_duplicate`, and whose true containment |A∩B|/|A| ≥ 0.85 (0.9 − 0.05)
+//! for `contained`.
+
+use std::collections::HashMap;
+
+use dedupcrawl_bench::{Args, Table, load_page, thousands};
+use dedupcrawl_sketch::shingle_set;
+use dedupcrawl_textprep::{PreparedPage, TextPrep, TextPrepConfig, View};
+use rayon::prelude::*;
+
+const W: usize = 5;
+
+struct Doc {
+    path: String,
+    decision: String,
+    duplicate_of: Option<String>,
+    similarity: Option<f64>,
+    page: PreparedPage,
+    full: Vec<u64>,
+    main: Vec<u64>,
+}
+
+fn tri(n: usize, i: usize, j: usize) -> usize {
+    debug_assert!(i < j);
+    i * (2 * n - i - 1) / 2 + (j - i - 1)
+}
+
+/// Intersection counts of every pair of sets sharing a value.
+struct PairCounts {
+    n: usize,
+    counts: Vec<u32>,
+    longest_posting: usize,
+    expanded_pairs: u64,
+}
+
+impl PairCounts {
+    fn new(sets: &[&Vec<u64>]) -> Self {
+        let n = sets.len();
+        assert!(n <= 40_000, "dense pair matrix: too many documents ({n})");
+        let mut postings: Vec<(u64, u32)> = sets
+            .iter()
+            .enumerate()
+            .flat_map(|(d, s)| s.iter().map(move |&h| (h, d as u32)))
+            .collect();
+        postings.sort_unstable();
+        let mut counts = vec![0u32; n * n.saturating_sub(1) / 2];
+        let (mut longest, mut expanded) = (0usize, 0u64);
+        for group in postings.chunk_by(|a, b| a.0 == b.0) {
+            longest = longest.max(group.len());
+            expanded += (group.len() * (group.len() - 1) / 2) as u64;
+            for (a, &(_, i)) in group.iter().enumerate() {
+                let base = tri(n, i as usize, i as usize + 1);
+                for &(_, j) in &group[a + 1..] {
+                    // The same set never holds a value twice, so i < j.
+                    counts[base + (j - i - 1) as usize] += 1;
+                }
+            }
+        }
+        PairCounts {
+            n,
+            counts,
+            longest_posting: longest,
+            expanded_pairs: expanded,
+        }
+    }
+
+    fn get(&self, i: usize, j: usize) -> u32 {
+        let (i, j) = if i < j { (i, j) } else { (j, i) };
+        if i == j {
+            return u32::MAX;
+        }
+        self.counts[tri(self.n, i, j)]
+    }
+}
+
+fn find(parent: &mut [usize], mut x: usize) -> usize {
+    while parent[x] != x {
+        parent[x] = parent[parent[x]];
+        x = parent[x];
+    }
+    x
+}
+
+fn main() -> anyhow::Result<()> {
+    let args = Args::from_env();
+    let root = args
+        .value("--root")
+        .map(std::path::PathBuf::from)
+        .map_or_else(dedupcrawl_bench::corpus_root, Ok)?;
+    let root_prefix = format!("{}/", root.display());
+    let short = |p: &str| p.strip_prefix(&root_prefix).unwrap_or(p).to_string();
+    let prep = TextPrep::new(TextPrepConfig::default());
+
+    for spec in args.values("--decisions") {
+        let (view_name, file) = spec
+            .split_once('=')
+            .ok_or_else(|| anyhow::anyhow!("--decisions VIEW=FILE"))?;
+        let view = match view_name {
+            "main" => View::MainContent,
+            "full" => View::FullPage,
+            other => anyhow::bail!("unknown view {other}"),
+        };
+        let lines: Vec<serde_json::Value> = std::fs::read_to_string(file)?
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(serde_json::from_str)
+            .collect::<Result<_, _>>()?;
+        let docs: Vec<Doc> = lines
+            .par_iter()
+            .map(|line| -> anyhow::Result<Doc> {
+                let path = line["path"].as_str().unwrap_or_default().to_string();
+                let page = prep.prepare(&load_page(std::path::Path::new(&path))?.html);
+                let mut full_tokens = prep.token_hashes(&page, View::FullPage, &|_| false);
+                let mut main_tokens = prep.token_hashes(&page, View::MainContent, &|_| false);
+                if main_tokens.len() < W {
+                    main_tokens = full_tokens.clone();
+                }
+                // Fewer tokens than one shingle: no text to compare (the dedup compares such
+                // pages by payload digest only), so no truth pairs either.
+                for tokens in [&mut full_tokens, &mut main_tokens] {
+                    if tokens.len() < W {
+                        tokens.clear();
+                    }
+                }
+                Ok(Doc {
+                    decision: line["decision"].as_str().unwrap_or_default().to_string(),
+                    duplicate_of: line["duplicate_of"].as_str().map(str::to_string),
+                    similarity: line["similarity"].as_f64(),
+                    full: shingle_set(&full_tokens, W),
+                    main: shingle_set(&main_tokens, W),
+                    page,
+                    path,
+                })
+            })
+            .collect::<Result<_, _>>()?;
+        // What the dedup compared: the real stage replayed in the same order on a fresh
+        // index (same decisions, so the same host templates learnt along the way).
+        let compared: Vec<Vec<u64>> = {
+            let settings = dedupcrawl_pipeline::DedupSettings {
+                view,
+                ..Default::default()
+            };
+            let index_dir = tempfile::tempdir()?;
+            let index =
+                dedupcrawl_index::SledDedupIndex::open(index_dir.path(), settings.index_config())?;
+            let stage = dedupcrawl_pipeline::DedupStage::new(std::sync::Arc::new(index), settings);
+            let mut out = Vec::with_capacity(docs.len());
+            for d in &docs {
+                let host = short(&d.path).split('/').next().unwrap_or("").to_string();
+                let payload = load_page(std::path::Path::new(&d.path))?.html;
+                let fingerprinted = stage.fingerprint_prepared(
+                    &d.path,
+                    &host,
+                    payload.as_bytes(),
+                    d.page.clone(),
+                )?;
+                stage.index().check_and_insert(&fingerprinted.fingerprint)?;
+                out.push(if fingerprinted.tokens.len() < W {
+                    Vec::new()
+                } else {
+                    shingle_set(&fingerprinted.tokens, W)
+                });
+            }
+            out
+        };
+        let compared_refs: Vec<&Vec<u64>> = compared.iter().collect();
+        let compared_counts = PairCounts::new(&compared_refs);
+        let compared_j = |a: usize, b: usize| -> f64 {
+            let c = compared_counts.get(a, b) as f64;
+            if c == u32::MAX as f64 {
+                return 1.0;
+            }
+            let union = compared[a].len() as f64 + compared[b].len() as f64 - c;
+            if union == 0.0 { 1.0 } else { c / union }
+        };
+        // Document-level recall of the index on what it compared: a document with an earlier
+        // document recorded as new whose compared set has J ≥ t must not come back new.
+        let mut doc_recall = [(0u64, 0u64); 2];
+        let mut doc_missed: Vec<(f64, usize, usize)> = Vec::new();
+        for i in 0..docs.len() {
+            if compared[i].is_empty() {
+                continue;
+            }
+            let mut best: Option<(f64, usize)> = None;
+            for j in 0..i {
+                if docs[j].decision != "new" || compared[j].is_empty() {
+                    continue;
+                }
+                if compared_counts.get(i.min(j), i.max(j)) == 0 {
+                    continue;
+                }
+                let jv = compared_j(i, j);
+                if best.is_none_or(|(b, _)| jv > b) {
+                    best = Some((jv, j));
+                }
+            }
+            if let Some((jv, j)) = best {
+                let flagged = docs[i].decision != "new";
+                for (t, threshold) in [0.9, 0.8].iter().enumerate() {
+                    if jv >= *threshold {
+                        doc_recall[t].0 += 1;
+                        doc_recall[t].1 += flagged as u64;
+                    }
+                }
+                if !flagged && jv >= 0.9 {
+                    doc_missed.push((jv, i, j));
+                }
+            }
+        }
+        doc_missed.sort_by(|x, y| y.0.total_cmp(&x.0));
+        let by_path: HashMap<&str, usize> = docs
+            .iter()
+            .enumerate()
+            .map(|(i, d)| (d.path.as_str(), i))
+            .collect();
+        fn view_set(d: &Doc, view: View) -> &Vec<u64> {
+            match view {
+                View::FullPage => &d.full,
+                View::MainContent => &d.main,
+            }
+        }
+        let truth_set = |d| view_set(d, view);
+
+        // Exact pair counts over non-empty documents.
+        let members: Vec<usize> = (0..docs.len())
+            .filter(|&i| !truth_set(&docs[i]).is_empty())
+            .collect();
+        let slot: HashMap<usize, usize> =
+            members.iter().enumerate().map(|(s, &d)| (d, s)).collect();
+        let started = std::time::Instant::now();
+        let sets: Vec<&Vec<u64>> = members.iter().map(|&i| view_set(&docs[i], view)).collect();
+        let counts = PairCounts::new(&sets);
+        let jaccard = |a: usize, b: usize| -> Option<f64> {
+            let (sa, sb) = (slot.get(&a)?, slot.get(&b)?);
+            let c = counts.get(*sa, *sb) as f64;
+            let (la, lb) = (sets[*sa].len() as f64, sets[*sb].len() as f64);
+            Some(c / (la + lb - c))
+        };
+        let containment = |a: usize, b: usize| -> Option<f64> {
+            let (sa, sb) = (slot.get(&a)?, slot.get(&b)?);
+            Some(counts.get(*sa, *sb) as f64 / sets[*sa].len() as f64)
+        };
+        let exact_seconds = started.elapsed().as_secs_f64();
+
+        // Clusters from the dedup decisions.
+        let mut parent: Vec<usize> = (0..docs.len()).collect();
+        let mut links: Vec<(usize, usize, &str)> = Vec::new();
+        let mut unresolved = 0;
+        for (i, d) in docs.iter().enumerate() {
+            if let Some(of) = &d.duplicate_of {
+                match by_path.get(of.as_str()) {
+                    Some(&j) => {
+                        links.push((i, j, d.decision.as_str()));
+                        let (ri, rj) = (find(&mut parent, i), find(&mut parent, j));
+                        parent[ri] = rj;
+                    }
+                    None => unresolved += 1,
+                }
+            }
+        }
+        let cluster: Vec<usize> = (0..docs.len()).map(|i| find(&mut parent, i)).collect();
+
+        // Recall.
+        let m = members.len();
+        let mut true_pairs = [0u64; 2];
+        let mut found = [0u64; 2];
+        let mut missed: Vec<(f64, usize, usize)> = Vec::new();
+        for a in 0..m {
+            for b in a + 1..m {
+                let c = counts.get(a, b);
+                if c == 0 {
+                    continue;
+                }
+                let j = c as f64 / (sets[a].len() as f64 + sets[b].len() as f64 - c as f64);
+                if j < 0.8 {
+                    continue;
+                }
+                let (da, db) = (members[a], members[b]);
+                let same = cluster[da] == cluster[db];
+                for (t, threshold) in [0.9, 0.8].iter().enumerate() {
+                    if j >= *threshold {
+                        true_pairs[t] += 1;
+                        found[t] += same as u64;
+                    }
+                }
+                if !same {
+                    missed.push((j, da, db));
+                }
+            }
+        }
+        missed.sort_by(|x, y| y.0.total_cmp(&x.0));
+
+        // Precision.
+        let mut flagged: HashMap<&str, (u64, u64, u64)> = HashMap::new();
+        let mut flagged_compared: HashMap<&str, (u64, u64)> = HashMap::new();
+        for &(i, j, kind) in &links {
+            let entry = flagged_compared.entry(kind).or_default();
+            entry.0 += 1;
+            let ok = if kind == "contained" {
+                let c = compared_counts.get(i.min(j), i.max(j)) as f64;
+                !compared[i].is_empty() && c / compared[i].len() as f64 >= 0.85
+            } else {
+                compared_j(i, j) >= 0.75
+            };
+            entry.1 += ok as u64;
+        }
+        let mut false_links: Vec<(usize, usize, &str, f64, Option<f64>)> = Vec::new();
+        for &(i, j, kind) in &links {
+            let entry = flagged.entry(kind).or_default();
+            entry.0 += 1;
+            let (ok, strict, measure) = if kind == "contained" {
+                let c = containment(i, j);
+                (c.is_some_and(|c| c >= 0.85), c.is_some_and(|c| c >= 0.9), c)
+            } else {
+                let jv = jaccard(i, j);
+                (
+                    jv.is_some_and(|x| x >= 0.75),
+                    jv.is_some_and(|x| x >= 0.8),
+                    jv,
+                )
+            };
+            entry.1 += ok as u64;
+            entry.2 += strict as u64;
+            if !ok {
+                let full_j = if view == View::MainContent {
+                    let (a, b) = (&docs[i].full, &docs[j].full);
+                    (!a.is_empty() && !b.is_empty()).then(|| dedupcrawl_sketch::jaccard(a, b))
+                } else {
+                    None
+                };
+                false_links.push((i, j, kind, measure.unwrap_or(f64::NAN), full_j));
+            }
+        }
+
+        println!(
+            "### Accuracy, `dedupcrawl dedup --view {view_name}` on book/ reference/ nomicon/ std/\n"
+        );
+        println!(
+            "{} documents ({} with no tokens left out), {} decisions linking to an original{}. Truth: {}. Exact pairs: {} shingle postings expanded into {} pair increments (longest posting list {}, no cap), {:.1}s.\n",
+            thousands(docs.len() as f64),
+            docs.len() - m,
+            thousands(links.len() as f64),
+            if unresolved > 0 {
+                format!(" ({unresolved} pointing outside the run)")
+            } else {
+                String::new()
+            },
+            match view {
+                View::FullPage => "full view, the same sets the dedup compares",
+                View::MainContent =>
+                    "main view by per-page rules, without the host template the dedup learns",
+            },
+            thousands(sets.iter().map(|s| s.len()).sum::<usize>() as f64),
+            thousands(counts.expanded_pairs as f64),
+            thousands(counts.longest_posting as f64),
+            exact_seconds
+        );
+        let mut table = Table::new(&["measure", "value"]);
+        for (t, threshold) in [0.9, 0.8].iter().enumerate() {
+            table.row(vec![
+                format!("recall at true J ≥ {threshold}"),
+                format!(
+                    "**{:.4}** ({} of {} pairs in one cluster)",
+                    found[t] as f64 / true_pairs[t].max(1) as f64,
+                    thousands(found[t] as f64),
+                    thousands(true_pairs[t] as f64)
+                ),
+            ]);
+        }
+        for (t, threshold) in [0.9, 0.8].iter().enumerate() {
+            table.row(vec![
+                format!("document recall at J ≥ {threshold} on the sets the dedup compared (an earlier *new* document that close ⇒ must not be new)"),
+                format!(
+                    "{:.4} ({} of {})",
+                    doc_recall[t].1 as f64 / doc_recall[t].0.max(1) as f64,
+                    thousands(doc_recall[t].1 as f64),
+                    thousands(doc_recall[t].0 as f64)
+                ),
+            ]);
+        }
+        let exact_links: Vec<_> = links.iter().filter(|l| l.2 == "exact_duplicate").collect();
+        let identical = exact_links
+            .iter()
+            .filter(|&&&(i, j, _)| compared[i] == compared[j])
+            .count();
+        table.row(vec![
+            "replica check: `exact_duplicate` links whose replicated compared sets are identical"
+                .into(),
+            format!("{identical} of {}", exact_links.len()),
+        ]);
+        let (mut all_c, mut ok_c) = (0, 0);
+        for (n, good) in flagged_compared.values() {
+            all_c += n;
+            ok_c += good;
+        }
+        table.row(vec![
+            "precision of all links on the sets the dedup compared (same rule)".into(),
+            format!(
+                "{:.4} ({ok_c} of {all_c})",
+                ok_c as f64 / all_c.max(1) as f64
+            ),
+        ]);
+        let mut kinds: Vec<_> = flagged.iter().collect();
+        kinds.sort();
+        let (mut all, mut ok) = (0, 0);
+        for (kind, (n, good, strict)) in kinds {
+            all += n;
+            ok += good;
+            table.row(vec![
+                format!("precision of `{kind}` links"),
+                format!(
+                    "{:.4} ({good} of {n} with true {} ≥ {}; ≥ {}: {strict})",
+                    *good as f64 / (*n).max(1) as f64,
+                    if *kind == "contained" {
+                        "containment"
+                    } else {
+                        "J"
+                    },
+                    if *kind == "contained" { 0.85 } else { 0.75 },
+                    if *kind == "contained" { 0.9 } else { 0.8 },
+                ),
+            ]);
+        }
+        table.row(vec![
+            "precision, all links".into(),
+            format!("**{:.4}** ({ok} of {all})", ok as f64 / all.max(1) as f64),
+        ]);
+        println!("{}", table.render());
+
+        // MinHash estimate (the `similarity` of near_duplicate lines) against the exact J of
+        // the compared sets, by the size of the smaller set.
+        let mut errors: Vec<(&str, Vec<f64>)> =
+            vec![("< 100", vec![]), ("100-999", vec![]), ("≥ 1000", vec![])];
+        for &(i, j, kind) in &links {
+            if kind != "near_duplicate" {
+                continue;
+            }
+            let Some(estimate) = docs[i].similarity else {
+                continue;
+            };
+            let size = compared[i].len().min(compared[j].len());
+            let bucket = if size < 100 {
+                0
+            } else if size < 1000 {
+                1
+            } else {
+                2
+            };
+            errors[bucket].1.push(estimate - compared_j(i, j));
+        }
+        let mut table = Table::new(&[
+            "near_duplicate links, smaller set (shingles)",
+            "links",
+            "mean (estimate − exact J as compared)",
+            "max",
+            "exact J as compared < 0.8",
+        ]);
+        for (label, e) in &errors {
+            if e.is_empty() {
+                continue;
+            }
+            let exact_low = links
+                .iter()
+                .filter(|&&(i, j, kind)| {
+                    kind == "near_duplicate" && {
+                        let size = compared[i].len().min(compared[j].len());
+                        (match *label {
+                            "< 100" => size < 100,
+                            "100-999" => (100..1000).contains(&size),
+                            _ => size >= 1000,
+                        }) && compared_j(i, j) < 0.8
+                    }
+                })
+                .count();
+            table.row(vec![
+                label.to_string(),
+                e.len().to_string(),
+                format!("{:+.3}", e.iter().sum::<f64>() / e.len() as f64),
+                format!("{:+.3}", e.iter().cloned().fold(f64::MIN, f64::max)),
+                exact_low.to_string(),
+            ]);
+        }
+        println!("{}", table.render());
+
+        if !missed.is_empty() {
+            let at_09: Vec<_> = missed.iter().filter(|m| m.0 >= 0.9).collect();
+            let both_flagged = at_09
+                .iter()
+                .filter(|m| docs[m.1].decision != "new" && docs[m.2].decision != "new")
+                .count();
+            let both_new = at_09
+                .iter()
+                .filter(|m| docs[m.1].decision == "new" && docs[m.2].decision == "new")
+                .count();
+            println!(
+                "Missed pairs at J ≥ 0.9: {} — {both_flagged} with both documents flagged but linked to different originals (duplicates are not indexed, so a cluster is a star around its first document), {} with one new, {both_new} with both new.\n",
+                at_09.len(),
+                at_09.len() - both_flagged - both_new
+            );
+            println!(
+                "Missed pairs (true J ≥ 0.8, not clustered), worst first — {} in all:\n",
+                missed.len()
+            );
+            for &(j, a, b) in missed.iter().take(5) {
+                println!(
+                    "- J = {j:.3}: `{}` ({}) / `{}` ({})",
+                    short(&docs[a].path),
+                    docs[a].decision,
+                    short(&docs[b].path),
+                    docs[b].decision
+                );
+            }
+            println!();
+        }
+        if !doc_missed.is_empty() {
+            println!(
+                "Documents left new although an earlier new document's compared set has J ≥ 0.9 — {} in all:\n",
+                doc_missed.len()
+            );
+            for &(j, a, b) in doc_missed.iter().take(4) {
+                println!(
+                    "- J = {j:.3}: `{}` vs `{}`",
+                    short(&docs[a].path),
+                    short(&docs[b].path)
+                );
+            }
+            println!();
+        }
+        if !false_links.is_empty() {
+            false_links.sort_by(|x, y| x.3.total_cmp(&y.3));
+            println!(
+                "Flagged links below the precision rule, lowest first — {} in all:\n",
+                false_links.len()
+            );
+            for &(i, j, kind, value, full_j) in false_links.iter().take(6) {
+                println!(
+                    "- {kind} {value:.3}{} (as compared {:.3}): `{}` → `{}`",
+                    full_j.map_or(String::new(), |f| format!(" (full-view J {f:.3})")),
+                    compared_j(i, j),
+                    short(&docs[i].path),
+                    short(&docs[j].path)
+                );
+            }
+            println!();
+        }
+
+        // Largest clusters and what their members share.
+        let mut sizes: HashMap<usize, Vec<usize>> = HashMap::new();
+        for (i, &c) in cluster.iter().enumerate() {
+            sizes.entry(c).or_default().push(i);
+        }
+        let mut clusters: Vec<Vec<usize>> = sizes.into_values().filter(|v| v.len() > 1).collect();
+        clusters.sort_by_key(|v| std::cmp::Reverse(v.len()));
+        println!(
+            "{} clusters of ≥ 2 documents; the largest, with what every member shares (blocks of the original found in all members):\n",
+            clusters.len()
+        );
+        let mut table = Table::new(&[
+            "size",
+            "original",
+            "links (exact/near/contained)",
+            "mean true J to original (main-view, full-view)",
+            "blocks shared by all: words, of them in chrome/non-content blocks",
+            "longest shared block",
+        ]);
+        for members in clusters.iter().take(6) {
+            let original = members
+                .iter()
+                .copied()
+                .find(|&i| docs[i].duplicate_of.is_none())
+                .unwrap_or(members[0]);
+            let count = |k: &str| members.iter().filter(|&&i| docs[i].decision == k).count();
+            let mean = |f: &dyn Fn(&Doc) -> &Vec<u64>| -> f64 {
+                let others: Vec<f64> = members
+                    .iter()
+                    .filter(|&&i| i != original)
+                    .map(|&i| dedupcrawl_sketch::jaccard(f(&docs[i]), f(&docs[original])))
+                    .collect();
+                others.iter().sum::<f64>() / others.len().max(1) as f64
+            };
+            let member_blocks: Vec<std::collections::HashSet<u64>> = members
+                .iter()
+                .map(|&i| {
+                    docs[i]
+                        .page
+                        .extracted
+                        .blocks
+                        .iter()
+                        .map(|b| b.fingerprint())
+                        .collect()
+                })
+                .collect();
+            let rules = prep.config().boilerplate;
+            let (mut words, mut chrome_words, mut longest) = (0usize, 0usize, String::new());
+            let mut seen = std::collections::HashSet::new();
+            for block in &docs[original].page.extracted.blocks {
+                if !seen.insert(block.fingerprint())
+                    || !member_blocks
+                        .iter()
+                        .all(|s| s.contains(&block.fingerprint()))
+                {
+                    continue;
+                }
+                words += block.word_count();
+                if !rules.is_content_candidate(block) {
+                    chrome_words += block.word_count();
+                }
+                if block.text.len() > longest.len() {
+                    longest = block.text.clone();
+                }
+            }
+            let mut longest: String = longest.chars().take(60).collect();
+            longest = longest.replace('|', "/").replace('`', "'");
+            table.row(vec![
+                members.len().to_string(),
+                format!("`{}`", short(&docs[original].path)),
+                format!(
+                    "{}/{}/{}",
+                    count("exact_duplicate"),
+                    count("near_duplicate"),
+                    count("contained")
+                ),
+                format!("{:.2}, {:.2}", mean(&|d| &d.main), mean(&|d| &d.full)),
+                format!("{words}, {chrome_words}"),
+                format!("\"{longest}\""),
+            ]);
+        }
+        println!("{}", table.render());
+    }
+    Ok(())
+}
