@@ -139,6 +139,10 @@ pub struct DocumentFingerprint {
     /// `None` when the document has no shingles (then only exact checks apply).
     pub signature: Option<MinHashSignature>,
     pub mod_sample: Option<ModSample>,
+    /// The whole shingle set (32-bit hashes, sorted) of a small document: with at most
+    /// [`SMALL_SET_MAX`] shingles the MinHash estimate is noisy, so two small documents are
+    /// verified by their exact resemblance instead (it costs no more than the signature).
+    pub small_shingles: Option<Vec<u32>>,
     /// Fingerprints of the page's candidate content blocks: counted for the host when the
     /// document is new.
     pub block_fingerprints: Vec<u64>,
@@ -153,8 +157,51 @@ impl DocumentFingerprint {
             tokens: None,
             signature: None,
             mod_sample: None,
+            small_shingles: None,
             block_fingerprints: Vec::new(),
         }
+    }
+
+    /// Sets `small_shingles` from a shingle set when it is small enough.
+    pub fn with_small_shingles(mut self, shingles: &[u64]) -> Self {
+        self.small_shingles = small_shingle_set(shingles);
+        self
+    }
+}
+
+/// Documents with at most this many shingles keep their exact set.
+pub const SMALL_SET_MAX: usize = 128;
+
+/// The 32-bit shingle set kept for a small document (`None` when larger than [`SMALL_SET_MAX`]).
+pub fn small_shingle_set(shingles: &[u64]) -> Option<Vec<u32>> {
+    if shingles.is_empty() || shingles.len() > SMALL_SET_MAX {
+        return None;
+    }
+    let mut set: Vec<u32> = shingles.iter().map(|&s| (s >> 32) as u32).collect();
+    set.sort_unstable();
+    set.dedup();
+    Some(set)
+}
+
+/// Exact resemblance of two sorted 32-bit sets.
+pub fn small_set_resemblance(a: &[u32], b: &[u32]) -> f64 {
+    let (mut i, mut j, mut common) = (0, 0, 0usize);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                common += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    let union = a.len() + b.len() - common;
+    if union == 0 {
+        1.0
+    } else {
+        common as f64 / union as f64
     }
 }
 

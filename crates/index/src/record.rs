@@ -18,9 +18,10 @@ pub struct StoredDocument {
     pub tokens: Option<TokenDigest>,
     pub signature: Option<MinHashSignature>,
     pub mod_sample: Option<ModSample>,
+    pub small_shingles: Option<Vec<u32>>,
 }
 
-const RECORD_VERSION: u8 = 1;
+const RECORD_VERSION: u8 = 2;
 
 fn put_str(out: &mut Vec<u8>, s: &str) {
     let bytes = s.as_bytes();
@@ -57,6 +58,11 @@ impl StoredDocument {
                 }
             }
             None => out.extend_from_slice(&0u64.to_le_bytes()),
+        }
+        let small = self.small_shingles.as_deref().unwrap_or(&[]);
+        out.extend_from_slice(&(small.len() as u16).to_le_bytes());
+        for v in small {
+            out.extend_from_slice(&v.to_le_bytes());
         }
         out
     }
@@ -108,6 +114,17 @@ impl StoredDocument {
             }
             Some(ModSample { modulus, values })
         };
+        let small_len = reader.u16().ok_or_else(|| corrupt("small set length"))? as usize;
+        let small_shingles = if small_len == 0 {
+            None
+        } else {
+            let mut set = Vec::with_capacity(small_len);
+            for _ in 0..small_len {
+                let bytes = reader.take(4).ok_or_else(|| corrupt("small set"))?;
+                set.push(u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]));
+            }
+            Some(set)
+        };
         Ok(StoredDocument {
             id,
             name,
@@ -116,6 +133,7 @@ impl StoredDocument {
             tokens,
             signature,
             mod_sample,
+            small_shingles,
         })
     }
 }
@@ -160,6 +178,7 @@ mod tests {
                 modulus: 4,
                 values: vec![4, 8, 16],
             }),
+            small_shingles: Some(vec![1, 5, 9]),
         };
         let bytes = doc.encode();
         assert_eq!(StoredDocument::decode(9, &bytes).unwrap(), doc);

@@ -28,7 +28,7 @@ use crate::{
     IndexError, IndexStats,
 };
 
-const FORMAT_VERSION: &str = "dedupcrawl-index/1";
+const FORMAT_VERSION: &str = "dedupcrawl-index/2";
 const META_FORMAT: &[u8] = b"Mformat";
 const META_SIGNATURE: &[u8] = b"Msignature";
 const META_NEXT_ID: &[u8] = b"Mnext_id";
@@ -376,6 +376,7 @@ impl SledDedupIndex {
     fn find_near(
         &self,
         tables: &BandTables,
+        doc: &DocumentFingerprint,
         signature: &MinHashSignature,
         band_keys: &[u64],
     ) -> Result<Option<DedupDecision>, IndexError> {
@@ -387,7 +388,10 @@ impl SledDedupIndex {
             let Some(candidate_signature) = stored.signature else {
                 continue;
             };
-            let similarity = signature.similarity(&candidate_signature);
+            let similarity = match (&doc.small_shingles, &stored.small_shingles) {
+                (Some(mine), Some(theirs)) => crate::small_set_resemblance(mine, theirs),
+                _ => signature.similarity(&candidate_signature),
+            };
             if similarity >= self.config.threshold && best.is_none_or(|(_, s)| similarity > s) {
                 best = Some((candidate, similarity));
             }
@@ -462,7 +466,7 @@ impl SledDedupIndex {
             return Ok(decision);
         }
         if let Some(signature) = &doc.signature
-            && let Some(decision) = self.find_near(&tables, signature, &band_keys)?
+            && let Some(decision) = self.find_near(&tables, doc, signature, &band_keys)?
         {
             return Ok(decision);
         }
@@ -494,6 +498,7 @@ impl SledDedupIndex {
             tokens: doc.tokens,
             signature: doc.signature.clone(),
             mod_sample: doc.mod_sample.clone(),
+            small_shingles: doc.small_shingles.clone(),
         };
         let mut batch = sled::Batch::default();
         batch.insert(&doc_key(id), record.encode());

@@ -331,3 +331,52 @@ fn kill_minus_nine_loses_nothing_that_was_flushed() {
         flushed_total = stats.documents;
     }
 }
+
+#[test]
+fn small_documents_are_verified_by_exact_resemblance() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = open(dir.path());
+    let hasher = MinHasher::new(128);
+    let small = |name: &str, shingles: &[u64]| {
+        DocumentFingerprint {
+            signature: hasher.signature(shingles),
+            ..DocumentFingerprint::new(name, "example.org", PayloadDigest::of(name.as_bytes()))
+        }
+        .with_small_shingles(shingles)
+    };
+    let mut rng = StdRng::seed_from_u64(21);
+    let mut flagged_below = 0;
+    for round in 0..200 {
+        // 40 shared shingles, plus 4 (J ≈ 0.83) or 12 (J ≈ 0.62) of each document's own.
+        let common: Vec<u64> = (0..40).map(|_| rng.random()).collect();
+        let own = if round % 2 == 0 { 4 } else { 12 };
+        let mut a = common.clone();
+        let mut b = common.clone();
+        a.extend((0..own).map(|_| rng.random::<u64>()));
+        b.extend((0..own).map(|_| rng.random::<u64>()));
+        a.sort_unstable();
+        b.sort_unstable();
+        let truth = dedupcrawl_sketch::jaccard(&a, &b);
+        index
+            .check_and_insert(&small(&format!("a{round}"), &a))
+            .unwrap();
+        match index
+            .check_and_insert(&small(&format!("b{round}"), &b))
+            .unwrap()
+        {
+            DedupDecision::NearDuplicate { similarity, .. } => {
+                assert!(
+                    (similarity - truth).abs() < 1e-9,
+                    "{similarity} vs exact {truth}"
+                );
+                flagged_below += (truth < 0.8) as usize;
+            }
+            DedupDecision::New { .. } => {
+                // Only a pair below the threshold (or one LSH missed) may come back new.
+                assert!(truth < 0.8 || round % 2 == 0, "{truth}");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    assert_eq!(flagged_below, 0);
+}

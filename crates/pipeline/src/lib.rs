@@ -268,6 +268,7 @@ impl DedupStage {
         if token_hashes.len() >= w {
             let shingles = shingle_set(&token_hashes, w);
             fingerprint.signature = self.hasher.signature(&shingles);
+            fingerprint.small_shingles = dedupcrawl_index::small_shingle_set(&shingles);
             if self.settings.containment {
                 fingerprint.mod_sample = Some(ModSample::from_shingles(&shingles));
             }
