@@ -2,6 +2,7 @@
 
 mod clusters;
 mod compare;
+mod crawl;
 mod dedup;
 mod dedup_warc;
 mod export;
@@ -24,6 +25,9 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Crawl a site list politely, dedup every page before its links are followed, archive
+    /// new pages as WARC. Re-run the same command to resume.
+    Crawl(crawl::CrawlArgs),
     /// Compare two documents (HTML or text files) with every estimator.
     Compare(compare::CompareArgs),
     /// Offline dedup of HTML files on disk (or of WARC archives) through a persistent index.
@@ -36,18 +40,26 @@ enum Command {
 
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
+    if let Command::Crawl(args) = cli.command {
+        // The crawl sets up its own logging (human or JSON, `--log-format`).
+        return finish(crawl::run(args));
+    }
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(&cli.log_level));
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .init();
-    let result = match cli.command {
+    finish(match cli.command {
         Command::Compare(args) => compare::run(args),
         Command::Dedup(args) => dedup::run(args),
         Command::Export(args) => export::run(args),
         Command::Clusters(args) => clusters::run(args),
-    };
+        Command::Crawl(_) => Ok(()),
+    })
+}
+
+fn finish(result: anyhow::Result<()>) -> std::process::ExitCode {
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(error) => {

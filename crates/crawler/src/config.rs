@@ -392,7 +392,9 @@ impl CrawlConfig {
             ));
         }
         if c.out.as_os_str().is_empty() {
-            return Err(CrawlError::ConfigValue("crawl.out must not be empty".into()));
+            return Err(CrawlError::ConfigValue(
+                "crawl.out must not be empty".into(),
+            ));
         }
         let f = &self.fetch;
         positive_seconds("fetch.connect_timeout", f.connect_timeout)?;
@@ -493,7 +495,8 @@ impl CrawlConfig {
                 .chain(&site.denied_hosts)
                 .cloned()
                 .collect();
-            scope.deny_patterns = compile_patterns("scope.deny_patterns", &self.scope.deny_patterns)?;
+            scope.deny_patterns =
+                compile_patterns("scope.deny_patterns", &self.scope.deny_patterns)?;
             scope
                 .deny_patterns
                 .extend(compile_patterns(&key, &site.deny_patterns)?);

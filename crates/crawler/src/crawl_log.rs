@@ -74,7 +74,12 @@ pub struct LogLine {
 }
 
 impl LogLine {
-    pub fn new(url: impl Into<String>, decision: Decision, depth: u32, via: Option<String>) -> Self {
+    pub fn new(
+        url: impl Into<String>,
+        decision: Decision,
+        depth: u32,
+        via: Option<String>,
+    ) -> Self {
         LogLine {
             ts: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
             url: url.into(),
@@ -108,7 +113,8 @@ impl CrawlLog {
             .append(true)
             .open(path)
             .map_err(|e| CrawlError::io("open crawl log", path, e))?;
-        let existing = read_and_repair(&mut file).map_err(|e| CrawlError::io("read crawl log", path, e))?;
+        let existing =
+            read_and_repair(&mut file).map_err(|e| CrawlError::io("read crawl log", path, e))?;
         Ok((
             CrawlLog {
                 path: path.to_path_buf(),
@@ -158,15 +164,17 @@ fn read_and_repair(file: &mut File) -> std::io::Result<Vec<LogLine>> {
 pub fn read_crawl_log(path: &Path) -> Result<Vec<LogLine>, CrawlError> {
     let file = File::open(path).map_err(|e| CrawlError::io("open crawl log", path, e))?;
     let mut lines = Vec::new();
-    for line in BufReader::new(file).lines() {
+    for (number, line) in BufReader::new(file).lines().enumerate() {
         let line = line.map_err(|e| CrawlError::io("read crawl log", path, e))?;
         if line.trim().is_empty() {
             continue;
         }
-        let parsed = serde_json::from_str::<LogLine>(&line).map_err(|e| CrawlError::ConfigParse {
-            path: Some(path.to_path_buf()),
-            message: format!("bad crawl log line {line:?}: {e}"),
-        })?;
+        let parsed =
+            serde_json::from_str::<LogLine>(&line).map_err(|e| CrawlError::CrawlLogLine {
+                path: path.to_path_buf(),
+                line: number + 1,
+                message: e.to_string(),
+            })?;
         lines.push(parsed);
     }
     Ok(lines)

@@ -18,6 +18,13 @@ pub enum CrawlError {
         path: Option<PathBuf>,
         message: String,
     },
+    /// A crawl-log line is not valid JSON of the documented shape.
+    #[error("{path}: bad crawl log line {line}: {message}")]
+    CrawlLogLine {
+        path: PathBuf,
+        line: usize,
+        message: String,
+    },
     /// A value is out of range or inconsistent; the message names the key.
     #[error("invalid config value: {0}")]
     ConfigValue(String),
@@ -45,7 +52,11 @@ pub enum CrawlError {
 }
 
 impl CrawlError {
-    pub(crate) fn io(action: &'static str, path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+    pub(crate) fn io(
+        action: &'static str,
+        path: impl Into<PathBuf>,
+        source: std::io::Error,
+    ) -> Self {
         CrawlError::Io {
             action,
             path: path.into(),

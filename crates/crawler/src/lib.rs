@@ -1,1 +1,100 @@
-//! dedupcrawl-crawler (work in progress).
+//! # dedupcrawl-crawler
+//!
+//! The engine of `dedupcrawl crawl`: a polite, resumable crawler that decides whether a page is
+//! new **before** any of its links is enqueued.
+//!
+//! ```text
+//! seeds + sitemaps -> Frontier (sled) -> robots.txt -> fetch -> 3xx: target back to the frontier
+//!                                                         \-> 2xx HTML: DedupStage -> archive / log
+//!                                                                       new pages only: links -> Frontier
+//! ```
+//!
+//! ## Use
+//! ```no_run
+//! use dedupcrawl_crawler::{ConfigOverrides, CrawlConfig, run_crawl};
+//!
+//! # async fn demo() -> Result<(), dedupcrawl_crawler::CrawlError> {
+//! let mut config = CrawlConfig::load("config/sites.toml".as_ref())?;
+//! config.apply(ConfigOverrides { delay: Some(0.5), ..ConfigOverrides::default() });
+//! let report = run_crawl(config).await?; // validates first: bad keys fail before any fetch
+//! println!("{}", report.summary());
+//! # Ok(()) }
+//! ```
+//! The same call on the same output directory resumes an interrupted crawl.
+//!
+//! ## Decisions per page
+//! * robots.txt (fetched once per host, cached 24 h; 5xx/unreachable = nothing from that host
+//!   for `fetch.robots_retry` seconds, then retried) → `robots_disallowed`.
+//! * 3xx: the response is archived (`archive.redirects`), the target goes back through the
+//!   frontier as a new entry with `redirect_hops + 1`; past `crawl.max_redirects` hops the chain
+//!   stops (`filtered`), a loop stops because the target is already seen.
+//! * 429/503 with `Retry-After`: the host pauses that long; other 5xx, timeouts and broken
+//!   connections retry with exponential backoff, at most `fetch.max_attempts` tries, then `error`.
+//! * HTML: [`dedupcrawl_pipeline::DedupStage`] fingerprints the page; the index decides:
+//!   - new → WARC `response` + `request`, `archived`, links enqueued (resolved against
+//!     `<base href>`, canonicalized, scoped; `rel=nofollow` links and pages with meta/header
+//!     `nofollow` are not followed);
+//!   - exact duplicate (same payload) → WARC `revisit` (identical-payload-digest) naming the
+//!     original, `exact_duplicate`;
+//!   - same normalized text, near duplicate, contained → log line with `duplicate_of` and
+//!     `similarity`; not archived unless `archive.near_duplicates` = `metadata` / `archive`;
+//!   - in every duplicate case the page's links are **not** enqueued.
+//! * `noindex` (meta or `X-Robots-Tag`): not archived and not added to the dedup index
+//!   (`filtered`, note `noindex`); links followed unless nofollow or the page is a duplicate.
+//! * `<link rel=canonical>` to another in-scope URL: the canonical URL is enqueued and the page
+//!   is logged as `near_duplicate` of it (note `rel=canonical`, `similarity` when the index
+//!   knows the canonical page already), not archived, links not enqueued. This is our choice:
+//!   the site tells us which URL stands for the content.
+//! * Non-HTML: never parsed; archived with exact (payload) dedup, or skipped
+//!   (`archive.non_html = "skip"`).
+//! * Bodies over `fetch.max_body_bytes`: truncated (archived with `WARC-Truncated: length`, log
+//!   note `body truncated at N bytes`) or skipped (`error`), per `fetch.oversize`.
+//!
+//! Per-site dedup thresholds: the index is built with the lowest threshold of any site; a site
+//! with a stricter threshold keeps (archives) a page the index calls similar below it. Such a
+//! page is not itself added to the index.
+//!
+//! ## Output (`OUT/`)
+//! `warc/*.warc.gz`, `crawl.log.jsonl` (one line per URL decision: `ts, url, status, decision,
+//! duplicate_of, similarity, content_digest, depth, via`, plus `error`, `note`, `bytes` when
+//! they apply), `index.cdxj` (sorted, pywb), `state/` (one sled db: `frontier_*` trees,
+//! `dedup_index`, `crawl_archived`, `crawl_logged`, `crawl_sitemaps_done`), `report.json`.
+//!
+//! ## Durability and resume (kill -9 at any moment)
+//! Order per page: dedup index insert (sled) → WARC record written with one `write_all`
+//! (durable against a process kill as soon as the call returns; fsynced every 2 s and at the
+//! end) → URL recorded in `crawl_archived` → links offered to the frontier → crawl-log line
+//! (one `write_all`) → lease completed. Sled may lose its last ~100 ms of writes on a kill, so
+//! on start the engine reconciles from the files, which are the truth:
+//! 1. [`dedupcrawl_archive::WarcWriter::resume`] cuts a torn last record and a new WARC file is
+//!    started; every WARC file is read and each captured URL is (re)recorded in
+//!    `crawl_archived` (and its CDXJ line re-added; sorting drops duplicates). A `response` that
+//!    `crawl_archived` did not know may also have lost its dedup-index insert (which came
+//!    first), so its stored payload is checked into the index again;
+//! 2. the crawl log's torn last line is cut; every URL in it goes to `crawl_logged` and the
+//!    report counters are rebuilt from it;
+//! 3. the frontier puts URLs leased by the dead process back in their queues.
+//!
+//! A URL whose completion was lost is simply fetched again: its links are offered again (the
+//! seen set makes that idempotent), a WARC record is not written again if `crawl_archived` has
+//! the URL, a log line is not written again if `crawl_logged` has it, and a dedup answer
+//! "duplicate of itself" (the index kept the insert) counts as new. Hence nothing is archived
+//! twice and no URL is lost; a few pages may be fetched twice. Reconciliation reads every WARC
+//! file once per resume (cost grows with the archive; a checkpointed offset is future work).
+
+mod config;
+mod crawl_log;
+mod engine;
+mod error;
+mod page;
+mod report;
+
+pub use config::{
+    ArchiveSettings, CanonicalizationSettings, ConfigOverrides, CrawlConfig, CrawlSettings,
+    FetchSettings, NearDuplicatePolicy, NonHtmlPolicy, Oversize, ResolvedSite, ScopeSettings,
+    SiteConfig,
+};
+pub use crawl_log::{CrawlLog, Decision, LogLine, read_crawl_log};
+pub use engine::{OutputPaths, run_crawl, warc_files};
+pub use error::CrawlError;
+pub use report::{CrawlReport, HostReport};

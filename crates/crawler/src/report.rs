@@ -44,11 +44,10 @@ fn host_of(url: &str) -> String {
     url::Url::parse(url)
         .ok()
         .and_then(|u| {
-            u.host_str()
-                .map(|h| match u.port() {
-                    Some(p) => format!("{h}:{p}"),
-                    None => h.to_string(),
-                })
+            u.host_str().map(|h| match u.port() {
+                Some(p) => format!("{h}:{p}"),
+                None => h.to_string(),
+            })
         })
         .unwrap_or_else(|| "(invalid)".to_string())
 }
@@ -117,7 +116,9 @@ impl CrawlReport {
         }
         row(&mut out, "TOTAL", &self.total);
         if !self.finished {
-            out.push_str("crawl stopped before the frontier was empty: run the same command to continue\n");
+            out.push_str(
+                "crawl stopped before the frontier was empty: run the same command to continue\n",
+            );
         }
         out
     }

@@ -1,0 +1,832 @@
+//! The crawl loop: setup and resume, leasing URLs from the frontier, robots.txt and sitemaps,
+//! fetching, and handing responses to [`crate::page`].
+
+use std::collections::HashMap;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use dedupcrawl_archive::{
+    CdxjEntry, CdxjWriter, RecordType, WarcReader, WarcWriter, WarcWriterConfig,
+};
+use dedupcrawl_fetch::{FetchRequest, Fetcher};
+use dedupcrawl_frontier::{
+    CanonicalUrl, CanonicalizationRules, Completion, EntryKind, Frontier, FrontierEntry,
+    HostOutcome, Lease, NextUrl, OutOfScopeReason, RobotsCache, RobotsConfig, RobotsPolicy,
+    ScopeDecision, SitemapFormat, parse_sitemap,
+};
+use dedupcrawl_index::SledDedupIndex;
+use dedupcrawl_pipeline::DedupStage;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use serde::{Deserialize, Serialize};
+use tokio::task::JoinSet;
+
+use crate::config::{CrawlConfig, ResolvedSite, seconds};
+use crate::crawl_log::{CrawlLog, Decision, LogLine};
+use crate::error::CrawlError;
+use crate::report::CrawlReport;
+
+/// Sled tree: canonical URL → [`ArchivedRecord`] of the WARC record written for it.
+const TREE_ARCHIVED: &str = "crawl_archived";
+/// Sled tree: canonical URL → empty, URLs with a crawl-log line from an earlier run.
+const TREE_LOGGED: &str = "crawl_logged";
+/// Sled tree: host → empty, hosts whose sitemaps were read.
+const TREE_SITEMAPS_DONE: &str = "crawl_sitemaps_done";
+
+/// Most sitemap files read per host.
+const MAX_SITEMAP_FILES: usize = 50;
+/// Redirects followed when fetching robots.txt (RFC 9309: at least 5).
+const ROBOTS_MAX_REDIRECTS: usize = 5;
+
+/// What the archive holds for a URL (enough to write a revisit pointing at it).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct ArchivedRecord {
+    pub(crate) record_type: String,
+    pub(crate) record_id: Option<String>,
+    pub(crate) date: Option<chrono::DateTime<chrono::Utc>>,
+    pub(crate) payload_digest: Option<String>,
+}
+
+pub(crate) struct ArchiveSink {
+    pub(crate) warc: WarcWriter,
+    pub(crate) cdxj: CdxjWriter,
+}
+
+pub(crate) struct LogSink {
+    log: CrawlLog,
+    report: CrawlReport,
+}
+
+/// Live counts for the progress bar.
+#[derive(Default)]
+pub(crate) struct Progress {
+    pub(crate) fetched: AtomicU64,
+    pub(crate) archived: AtomicU64,
+    pub(crate) duplicates: AtomicU64,
+    pub(crate) errors: AtomicU64,
+}
+
+/// Everything a worker needs, shared.
+pub(crate) struct Engine {
+    pub(crate) config: CrawlConfig,
+    pub(crate) sites: Vec<ResolvedSite>,
+    pub(crate) rules: CanonicalizationRules,
+    pub(crate) frontier: Frontier,
+    pub(crate) fetcher: Fetcher,
+    pub(crate) stage: DedupStage,
+    robots: RobotsCache,
+    robots_config: RobotsConfig,
+    robots_locks: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
+    pub(crate) archive: Mutex<ArchiveSink>,
+    log: Mutex<LogSink>,
+    pub(crate) archived: sled::Tree,
+    logged_before: sled::Tree,
+    sitemaps_done: sled::Tree,
+    db: sled::Db,
+    host_pages: Mutex<HashMap<String, u64>>,
+    pub(crate) progress: Progress,
+}
+
+/// The result of one leased URL, for the main loop.
+pub(crate) struct TaskOutput {
+    pub(crate) lease: Lease,
+    pub(crate) outcome: HostOutcome,
+    /// Logged if the frontier gives up on the URL.
+    pub(crate) failure: Option<LogLine>,
+    /// Pause the host this long before its next request (extra requests were made).
+    pub(crate) pause_after: Option<Duration>,
+}
+
+pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Paths of a crawl's output directory.
+#[derive(Debug, Clone)]
+pub struct OutputPaths {
+    pub root: PathBuf,
+    pub warc_dir: PathBuf,
+    pub crawl_log: PathBuf,
+    pub cdxj: PathBuf,
+    pub cdxj_unsorted: PathBuf,
+    pub state: PathBuf,
+    pub report: PathBuf,
+}
+
+impl OutputPaths {
+    pub fn new(root: &Path) -> OutputPaths {
+        OutputPaths {
+            root: root.to_path_buf(),
+            warc_dir: root.join("warc"),
+            crawl_log: root.join("crawl.log.jsonl"),
+            cdxj: root.join("index.cdxj"),
+            cdxj_unsorted: root.join("state").join("index.cdxj.unsorted"),
+            state: root.join("state"),
+            report: root.join("report.json"),
+        }
+    }
+}
+
+/// Lists the `.warc.gz` / `.warc` files of a directory, sorted by name (= by serial).
+pub fn warc_files(dir: &Path) -> Result<Vec<PathBuf>, CrawlError> {
+    let mut files = Vec::new();
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(files),
+        Err(e) => return Err(CrawlError::io("list", dir, e)),
+    };
+    for entry in entries {
+        let path = entry.map_err(|e| CrawlError::io("list", dir, e))?.path();
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if name.ends_with(".warc.gz") || name.ends_with(".warc") {
+            files.push(path);
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
+/// Runs a crawl to the end (frontier empty, page budget reached, or Ctrl-C) and returns its
+/// report (also written to `OUT/report.json`).
+pub async fn run_crawl(config: CrawlConfig) -> Result<CrawlReport, CrawlError> {
+    config.validate()?;
+    let paths = OutputPaths::new(&config.crawl.out);
+    let engine = tokio::task::spawn_blocking(move || Engine::open(config, &paths))
+        .await
+        .map_err(|e| CrawlError::Worker(e.to_string()))??;
+    let engine = Arc::new(engine);
+    engine.seed()?;
+    let finished = main_loop(&engine).await?;
+    let engine_for_close = Arc::clone(&engine);
+    tokio::task::spawn_blocking(move || engine_for_close.close(finished))
+        .await
+        .map_err(|e| CrawlError::Worker(e.to_string()))?
+}
+
+impl Engine {
+    fn open(config: CrawlConfig, paths: &OutputPaths) -> Result<Engine, CrawlError> {
+        let sites = config.sites()?;
+        std::fs::create_dir_all(&paths.state)
+            .map_err(|e| CrawlError::io("create directory", &paths.state, e))?;
+        let db = sled::Config::new()
+            .path(&paths.state)
+            .flush_every_ms(Some(100))
+            .open()?;
+        let frontier = Frontier::open(&db, config.politeness(&sites)?)?;
+        let dedup_settings = config.index_dedup_settings(&sites);
+        let index = SledDedupIndex::open_in(
+            db.clone(),
+            &paths.state.display().to_string(),
+            dedup_settings.index_config(),
+        )?;
+        let stage = DedupStage::new(Arc::new(index), dedup_settings);
+        let fetcher = Fetcher::new(config.fetch_config()?)?;
+        let archived = db.open_tree(TREE_ARCHIVED)?;
+        let logged_before = db.open_tree(TREE_LOGGED)?;
+        let sitemaps_done = db.open_tree(TREE_SITEMAPS_DONE)?;
+
+        let mut warc_config = WarcWriterConfig::new(&paths.warc_dir, config.archive.prefix.clone());
+        warc_config.max_file_size = config.archive.max_file_size;
+        warc_config.warcinfo_fields = vec![
+            (
+                "http-header-user-agent".into(),
+                config.crawl.user_agent.clone(),
+            ),
+            ("robots".into(), "obey".into()),
+            ("format".into(), "WARC File Format 1.1".into()),
+        ];
+        let (warc, repair) = WarcWriter::resume(warc_config)?;
+        if let Some(repair) = repair
+            && repair.bytes_cut() > 0
+        {
+            tracing::warn!(
+                file = %repair.path.display(),
+                bytes_cut = repair.bytes_cut(),
+                "cut a torn record off the last WARC file"
+            );
+        }
+        let mut cdxj = CdxjWriter::open_append(&paths.cdxj_unsorted)?;
+        reconcile_archive(&paths.warc_dir, &archived, &mut cdxj, &stage)?;
+
+        let (log, previous_lines) = CrawlLog::open(&paths.crawl_log)?;
+        let mut report = CrawlReport::default();
+        let mut host_pages: HashMap<String, u64> = HashMap::new();
+        for line in &previous_lines {
+            report.add(line);
+            logged_before.insert(line.url.as_bytes(), &[])?;
+            if line.status.is_some()
+                && let Ok(url) =
+                    CanonicalUrl::parse(&line.url, None, &CanonicalizationRules::none())
+            {
+                *host_pages.entry(url.host().to_string()).or_default() += 1;
+            }
+        }
+        let progress = Progress::default();
+        progress
+            .fetched
+            .store(report.total.fetched, Ordering::Relaxed);
+        progress
+            .archived
+            .store(report.total.archived, Ordering::Relaxed);
+        progress.duplicates.store(
+            report.total.exact_duplicates + report.total.near_duplicates + report.total.contained,
+            Ordering::Relaxed,
+        );
+        progress
+            .errors
+            .store(report.total.errors, Ordering::Relaxed);
+        if !previous_lines.is_empty() {
+            tracing::info!(lines = previous_lines.len(), "resuming a crawl");
+        }
+        let robots_config = RobotsConfig {
+            max_crawl_delay: seconds("crawl.max_crawl_delay", config.crawl.max_crawl_delay)?,
+            ..RobotsConfig::default()
+        };
+        let robots_retry = seconds("fetch.robots_retry", config.fetch.robots_retry)?;
+        Ok(Engine {
+            rules: config.canonicalization.rules(),
+            robots: RobotsCache::new(Duration::from_secs(24 * 3600), robots_retry),
+            robots_config,
+            robots_locks: Mutex::new(HashMap::new()),
+            archive: Mutex::new(ArchiveSink { warc, cdxj }),
+            log: Mutex::new(LogSink { log, report }),
+            archived,
+            logged_before,
+            sitemaps_done,
+            db,
+            host_pages: Mutex::new(host_pages),
+            progress,
+            frontier,
+            fetcher,
+            stage,
+            sites,
+            config,
+        })
+    }
+
+    fn seed(&self) -> Result<(), CrawlError> {
+        let mut entries = Vec::new();
+        for site in &self.sites {
+            for seed in &site.seeds {
+                entries.push(FrontierEntry::seed(seed.clone()));
+            }
+        }
+        self.frontier.offer_all(entries)?;
+        Ok(())
+    }
+
+    /// The site a URL's host belongs to.
+    pub(crate) fn site_for(&self, url: &CanonicalUrl) -> Option<&ResolvedSite> {
+        self.sites.iter().find(|site| {
+            !matches!(
+                site.scope.check(url, 0),
+                ScopeDecision::OutOfScope(
+                    OutOfScopeReason::HostNotAllowed | OutOfScopeReason::HostDenied
+                )
+            )
+        })
+    }
+
+    /// Whether a URL found at `depth` may be enqueued: in scope of its host's site.
+    pub(crate) fn scope_check(&self, url: &CanonicalUrl, depth: u32) -> ScopeDecision {
+        match self.site_for(url) {
+            Some(site) => site.scope.check(url, depth),
+            None => ScopeDecision::OutOfScope(OutOfScopeReason::HostNotAllowed),
+        }
+    }
+
+    fn host_delay_for(&self, url: &CanonicalUrl) -> Duration {
+        self.site_for(url)
+            .map(|s| s.delay)
+            .unwrap_or_else(|| self.frontier.config().min_delay)
+    }
+
+    /// Writes a crawl-log line (once per URL across runs) and counts it.
+    pub(crate) fn log_line(&self, line: LogLine) -> Result<(), CrawlError> {
+        if self.logged_before.contains_key(line.url.as_bytes())? {
+            tracing::debug!(url = %line.url, "already logged by an earlier run");
+            return Ok(());
+        }
+        match line.decision {
+            Decision::Archived => self.progress.archived.fetch_add(1, Ordering::Relaxed),
+            Decision::ExactDuplicate | Decision::NearDuplicate | Decision::Contained => {
+                self.progress.duplicates.fetch_add(1, Ordering::Relaxed)
+            }
+            Decision::Error => self.progress.errors.fetch_add(1, Ordering::Relaxed),
+            _ => 0,
+        };
+        tracing::debug!(url = %line.url, decision = line.decision.as_str(), "decision");
+        let mut sink = lock(&self.log);
+        sink.log.append(&line)?;
+        sink.report.add(&line);
+        Ok(())
+    }
+
+    /// robots.txt policy of the URL's host: cached, or fetched now (with the host's sitemaps
+    /// the first time). Returns whether requests other than the page were made.
+    async fn robots_for(
+        &self,
+        url: &CanonicalUrl,
+    ) -> Result<(Arc<RobotsPolicy>, bool), CrawlError> {
+        let host = url.host().to_string();
+        if let Some(policy) = self.robots.get(&host, Instant::now()) {
+            return Ok((policy, false));
+        }
+        let host_lock = {
+            let mut locks = lock(&self.robots_locks);
+            Arc::clone(locks.entry(host.clone()).or_default())
+        };
+        let _guard = host_lock.lock().await;
+        if let Some(policy) = self.robots.get(&host, Instant::now()) {
+            return Ok((policy, false));
+        }
+        let policy = self.fetch_robots(url).await;
+        let delay = self
+            .host_delay_for(url)
+            .max(policy.crawl_delay().unwrap_or_default());
+        self.frontier.set_host_delay(&host, delay)?;
+        let sitemap_urls: Vec<String> = policy.sitemaps().to_vec();
+        let policy = self.robots.insert(&host, policy, Instant::now());
+        if self.config.crawl.sitemaps
+            && !policy.is_temporary()
+            && !self.sitemaps_done.contains_key(host.as_bytes())?
+        {
+            self.read_sitemaps(url, &policy, sitemap_urls, delay)
+                .await?;
+            self.sitemaps_done.insert(host.as_bytes(), &[])?;
+        }
+        Ok((policy, true))
+    }
+
+    async fn fetch_robots(&self, url: &CanonicalUrl) -> RobotsPolicy {
+        let mut target = RobotsPolicy::robots_url(url);
+        for _ in 0..=ROBOTS_MAX_REDIRECTS {
+            match self.fetcher.fetch(FetchRequest::new(target.clone())).await {
+                Ok(response) => {
+                    if let Some(next) = response.redirect_target() {
+                        target = next;
+                        continue;
+                    }
+                    return RobotsPolicy::from_fetch_with(
+                        response.status,
+                        &response.body,
+                        &self.config.crawl.user_agent,
+                        &self.robots_config,
+                    );
+                }
+                Err(error) => {
+                    tracing::info!(%error, robots = %target, "robots.txt unreachable");
+                    return RobotsPolicy::unreachable();
+                }
+            }
+        }
+        // Too many redirects: as if there were no robots.txt (RFC 9309 2.3.1.2).
+        RobotsPolicy::allow_all()
+    }
+
+    /// Fetches the host's sitemaps (robots.txt `Sitemap:` lines and `/sitemap.xml`), politely,
+    /// and offers their URLs.
+    async fn read_sitemaps(
+        &self,
+        url: &CanonicalUrl,
+        policy: &RobotsPolicy,
+        mut queue: Vec<String>,
+        delay: Duration,
+    ) -> Result<(), CrawlError> {
+        let mut default_sitemap = url.url().clone();
+        default_sitemap.set_path("/sitemap.xml");
+        default_sitemap.set_query(None);
+        let default_sitemap = default_sitemap.to_string();
+        if !queue.contains(&default_sitemap) && policy.allows_path("/sitemap.xml") {
+            queue.push(default_sitemap);
+        }
+        let mut read = 0;
+        let mut done: Vec<String> = Vec::new();
+        while let Some(sitemap_url) = queue.pop() {
+            if read >= MAX_SITEMAP_FILES || done.contains(&sitemap_url) {
+                continue;
+            }
+            done.push(sitemap_url.clone());
+            let Ok(request) = FetchRequest::parse(&sitemap_url) else {
+                continue;
+            };
+            read += 1;
+            tokio::time::sleep(delay).await;
+            let response = match self.fetcher.fetch(request).await {
+                Ok(response) if response.status == 200 => response,
+                Ok(response) => {
+                    tracing::debug!(sitemap = %sitemap_url, status = response.status, "no sitemap");
+                    continue;
+                }
+                Err(error) => {
+                    tracing::info!(sitemap = %sitemap_url, %error, "sitemap fetch failed");
+                    continue;
+                }
+            };
+            let sitemap = match parse_sitemap(&response.body) {
+                Ok(sitemap) => sitemap,
+                Err(error) => {
+                    tracing::info!(sitemap = %sitemap_url, %error, "sitemap unreadable");
+                    continue;
+                }
+            };
+            if sitemap.format == SitemapFormat::Index {
+                queue.extend(sitemap.sitemaps.into_iter().map(|e| e.loc));
+            }
+            let base = response.url.clone();
+            let mut entries = Vec::new();
+            for entry in sitemap.urls {
+                let Ok(page) = CanonicalUrl::parse(&entry.loc, Some(&base), &self.rules) else {
+                    continue;
+                };
+                if self.scope_check(&page, 0).is_in_scope() {
+                    entries.push(FrontierEntry {
+                        url: page,
+                        depth: 0,
+                        via: Some(sitemap_url.clone()),
+                        kind: EntryKind::Sitemap,
+                        redirect_hops: 0,
+                    });
+                }
+            }
+            self.frontier.offer_all(entries)?;
+        }
+        Ok(())
+    }
+
+    /// Counts a page against its host's budget; false when the host has used its budget.
+    fn take_host_page(&self, url: &CanonicalUrl) -> bool {
+        let mut pages = lock(&self.host_pages);
+        let count = pages.entry(url.host().to_string()).or_default();
+        let budget = self
+            .site_for(url)
+            .and_then(|s| s.scope.max_pages_per_host)
+            .unwrap_or(u64::MAX);
+        if *count >= budget {
+            return false;
+        }
+        *count += 1;
+        true
+    }
+
+    fn total_pages(&self) -> u64 {
+        lock(&self.host_pages).values().sum()
+    }
+
+    /// Processes one leased URL: robots, fetch, response.
+    async fn process(self: Arc<Self>, lease: Lease) -> Result<TaskOutput, CrawlError> {
+        let url = lease.url().clone();
+        let entry = lease.entry.clone();
+        let (policy, extra_requests) = self.robots_for(&url).await?;
+        let host_delay = self.frontier.host_delay(url.host())?;
+        let pause_after = extra_requests.then_some(host_delay);
+        let output = |outcome, failure| TaskOutput {
+            lease: lease.clone(),
+            outcome,
+            failure,
+            pause_after,
+        };
+        if policy.is_temporary() {
+            let mut line = LogLine::new(
+                url.as_str(),
+                Decision::Error,
+                entry.depth,
+                entry.via.clone(),
+            );
+            line.error = Some("robots.txt unreachable (5xx or network error)".into());
+            let pause = seconds("fetch.robots_retry", self.config.fetch.robots_retry)?;
+            return Ok(output(HostOutcome::RetryAfter(pause), Some(line)));
+        }
+        if !policy.is_allowed(&url) {
+            let line = LogLine::new(
+                url.as_str(),
+                Decision::RobotsDisallowed,
+                entry.depth,
+                entry.via.clone(),
+            );
+            self.log_line(line)?;
+            return Ok(output(HostOutcome::Failed, None));
+        }
+        if lease.attempt == 0 && !self.take_host_page(&url) {
+            let mut line = LogLine::new(
+                url.as_str(),
+                Decision::OutOfScope,
+                entry.depth,
+                entry.via.clone(),
+            );
+            line.note = Some("host page limit reached".into());
+            self.log_line(line)?;
+            return Ok(output(HostOutcome::Failed, None));
+        }
+        if extra_requests {
+            // robots.txt (and sitemaps) were just fetched: keep the host's delay before the page.
+            tokio::time::sleep(host_delay).await;
+        }
+        let fetched = self
+            .fetcher
+            .fetch(FetchRequest::new(url.url().clone()))
+            .await;
+        self.progress.fetched.fetch_add(1, Ordering::Relaxed);
+        match fetched {
+            Err(error) => {
+                let mut line = LogLine::new(
+                    url.as_str(),
+                    Decision::Error,
+                    entry.depth,
+                    entry.via.clone(),
+                );
+                line.error = Some(error.to_string());
+                if error.is_retryable() {
+                    tracing::debug!(url = %url, %error, attempt = lease.attempt, "fetch failed, will retry");
+                    Ok(output(HostOutcome::Retry, Some(line)))
+                } else {
+                    tracing::info!(url = %url, %error, "fetch failed");
+                    self.log_line(line)?;
+                    Ok(output(HostOutcome::Failed, None))
+                }
+            }
+            Ok(response) => {
+                let engine = Arc::clone(&self);
+                let lease_for_page = lease.clone();
+                let (outcome, failure) = tokio::task::spawn_blocking(move || {
+                    crate::page::handle_response(&engine, &lease_for_page, response)
+                })
+                .await
+                .map_err(|e| CrawlError::Worker(e.to_string()))??;
+                Ok(output(outcome, failure))
+            }
+        }
+    }
+
+    fn close(&self, finished: bool) -> Result<CrawlReport, CrawlError> {
+        let paths = OutputPaths::new(&self.config.crawl.out);
+        {
+            let mut archive = lock(&self.archive);
+            archive.warc.flush()?;
+            archive.cdxj.flush()?;
+            dedupcrawl_archive::sort_cdxj_file(&paths.cdxj_unsorted, &paths.cdxj)?;
+        }
+        self.stage.index().flush()?;
+        self.frontier.flush()?;
+        self.db.flush()?;
+        let mut report = {
+            let mut sink = lock(&self.log);
+            sink.log.sync()?;
+            sink.report.clone()
+        };
+        report.finished = finished;
+        report.warc_files = warc_files(&paths.warc_dir)?
+            .iter()
+            .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+            .collect();
+        let json = serde_json::to_string_pretty(&report).unwrap_or_default();
+        std::fs::write(&paths.report, json)
+            .map_err(|e| CrawlError::io("write", &paths.report, e))?;
+        Ok(report)
+    }
+}
+
+/// Reads the WARC files already written (a resumed crawl) and records every captured URL, so
+/// nothing is archived twice; also re-adds their CDXJ lines (the sort drops duplicates).
+///
+/// A `response` the state did not know (sled lost its last writes) may also have lost its dedup
+/// index insert, which came first: it is checked into the index again from the stored payload,
+/// so a near duplicate fetched later is still recognised.
+fn reconcile_archive(
+    warc_dir: &Path,
+    archived: &sled::Tree,
+    cdxj: &mut CdxjWriter,
+    stage: &DedupStage,
+) -> Result<(), CrawlError> {
+    let files = warc_files(warc_dir)?;
+    for path in &files {
+        let file_name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        for record in WarcReader::open(path)? {
+            let record = match record {
+                Ok(record) => record,
+                Err(error) => {
+                    tracing::warn!(%error, "damaged WARC record skipped during resume");
+                    continue;
+                }
+            };
+            let record_type = record.record_type();
+            if !matches!(
+                record_type,
+                RecordType::Response | RecordType::Revisit | RecordType::Metadata
+            ) {
+                continue;
+            }
+            let Some(target) = record.target_uri() else {
+                continue;
+            };
+            if let Some(entry) = CdxjEntry::from_record(&record, &file_name) {
+                cdxj.append(&entry)?;
+            }
+            let existing = archived.get(target.as_bytes())?;
+            if existing.is_none() && record_type == RecordType::Response {
+                reindex_response(stage, target, &record)?;
+            }
+            // A response wins over a metadata record for the same URL.
+            let keep_existing = existing.is_some() && record_type == RecordType::Metadata;
+            if keep_existing {
+                continue;
+            }
+            let info = ArchivedRecord {
+                record_type: record_type.as_str().to_string(),
+                record_id: record.record_id().map(str::to_string),
+                date: record.date(),
+                payload_digest: record
+                    .headers
+                    .get("WARC-Payload-Digest")
+                    .map(str::to_string),
+            };
+            archived.insert(
+                target.as_bytes(),
+                serde_json::to_vec(&info).unwrap_or_default(),
+            )?;
+        }
+    }
+    if !files.is_empty() {
+        tracing::info!(
+            files = files.len(),
+            records = archived.len(),
+            "reconciled the WARC files with the crawl state"
+        );
+    }
+    Ok(())
+}
+
+/// Checks an archived 2xx response into the dedup index again (see [`reconcile_archive`]).
+fn reindex_response(
+    stage: &DedupStage,
+    target: &str,
+    record: &dedupcrawl_archive::WarcRecord,
+) -> Result<(), CrawlError> {
+    let Ok(response) = record.http_response() else {
+        return Ok(());
+    };
+    if !(200..300).contains(&response.status) {
+        return Ok(());
+    }
+    let Ok(url) = CanonicalUrl::parse(target, None, &CanonicalizationRules::none()) else {
+        return Ok(());
+    };
+    let content_type = response.header("content-type");
+    let essence = content_type
+        .map(|v| {
+            String::from_utf8_lossy(v)
+                .split(';')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_ascii_lowercase()
+        })
+        .unwrap_or_default();
+    let decision = if essence == "text/html" || essence == "application/xhtml+xml" {
+        let text = dedupcrawl_fetch::decode_bytes(response.payload, content_type, true).text;
+        stage
+            .check_html(target, url.host(), response.payload, &text)?
+            .decision
+    } else {
+        stage
+            .check_payload(target, url.host(), response.payload)?
+            .decision
+    };
+    tracing::debug!(
+        url = target,
+        ?decision,
+        "re-indexed an archived page on resume"
+    );
+    Ok(())
+}
+
+fn progress_bar(config: &CrawlConfig) -> ProgressBar {
+    if !config.crawl.progress || !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+    if let Ok(style) = ProgressStyle::with_template("{spinner} [{elapsed_precise}] {msg}") {
+        bar.set_style(style);
+    }
+    bar.enable_steady_tick(Duration::from_millis(200));
+    bar
+}
+
+fn update_progress(bar: &ProgressBar, engine: &Engine, started: Instant) {
+    if bar.is_hidden() {
+        return;
+    }
+    let fetched = engine.progress.fetched.load(Ordering::Relaxed);
+    let rate = fetched as f64 / started.elapsed().as_secs_f64().max(0.001);
+    let queued = engine.frontier.stats().map(|s| s.queued).unwrap_or(0);
+    bar.set_message(format!(
+        "fetched {fetched} ({rate:.1}/s)  archived {}  duplicates {}  errors {}  queued {queued}",
+        engine.progress.archived.load(Ordering::Relaxed),
+        engine.progress.duplicates.load(Ordering::Relaxed),
+        engine.progress.errors.load(Ordering::Relaxed),
+    ));
+}
+
+/// Leases URLs while there are some, running one task per lease. Returns whether the crawl
+/// finished (frontier empty) rather than stopped (budget, interrupt).
+async fn main_loop(engine: &Arc<Engine>) -> Result<bool, CrawlError> {
+    let bar = progress_bar(&engine.config);
+    let started = Instant::now();
+    let mut tasks: JoinSet<Result<TaskOutput, CrawlError>> = JoinSet::new();
+    let mut stopping = false;
+    let mut finished = false;
+    let mut last_flush = Instant::now();
+    let interrupt = tokio::signal::ctrl_c();
+    tokio::pin!(interrupt);
+    let max_pages = engine.config.crawl.max_pages;
+    loop {
+        while let Some(joined) = tasks.try_join_next() {
+            complete_task(engine, joined)?;
+        }
+        if last_flush.elapsed() >= Duration::from_secs(2) {
+            last_flush = Instant::now();
+            let engine = Arc::clone(engine);
+            tokio::task::spawn_blocking(move || -> Result<(), CrawlError> {
+                lock(&engine.archive).warc.flush()?;
+                engine.db.flush()?;
+                Ok(())
+            })
+            .await
+            .map_err(|e| CrawlError::Worker(e.to_string()))??;
+        }
+        update_progress(&bar, engine, started);
+        if !stopping && max_pages.is_some_and(|max| engine.total_pages() >= max) {
+            tracing::info!("page budget reached: finishing the fetches in flight");
+            stopping = true;
+        }
+        let mut wake_at: Option<Instant> = None;
+        if stopping {
+            if tasks.is_empty() {
+                break;
+            }
+        } else {
+            match engine.frontier.next_ready(Instant::now())? {
+                NextUrl::Ready(lease) => {
+                    tasks.spawn(Arc::clone(engine).process(lease));
+                    continue;
+                }
+                NextUrl::WaitUntil(at) => wake_at = Some(at),
+                NextUrl::Busy => {}
+                NextUrl::Empty => {
+                    if tasks.is_empty() {
+                        finished = true;
+                        break;
+                    }
+                }
+            }
+        }
+        let wake_at = wake_at.unwrap_or_else(|| Instant::now() + Duration::from_millis(250));
+        tokio::select! {
+            Some(joined) = tasks.join_next() => complete_task(engine, joined)?,
+            () = tokio::time::sleep_until(wake_at.into()) => {}
+            _ = &mut interrupt, if !stopping => {
+                tracing::warn!("interrupted: finishing the fetches in flight (run again to resume)");
+                stopping = true;
+            }
+        }
+    }
+    bar.finish_and_clear();
+    Ok(finished)
+}
+
+fn complete_task(
+    engine: &Engine,
+    joined: Result<Result<TaskOutput, CrawlError>, tokio::task::JoinError>,
+) -> Result<(), CrawlError> {
+    let output = joined.map_err(|e| CrawlError::Worker(e.to_string()))??;
+    if let Some(pause) = output.pause_after
+        && !pause.is_zero()
+    {
+        engine.frontier.pause_host(output.lease.host(), pause)?;
+    }
+    let url = output.lease.url().as_str().to_string();
+    match engine.frontier.complete(output.lease, output.outcome)? {
+        Completion::Finished => {}
+        Completion::Requeued { attempt, .. } => {
+            tracing::debug!(%url, attempt, "requeued");
+        }
+        Completion::GaveUp { attempts } => {
+            if let Some(mut line) = output.failure {
+                line.note = Some(format!("gave up after {attempts} tries"));
+                line.ts = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+                engine.log_line(line)?;
+            }
+        }
+    }
+    Ok(())
+}

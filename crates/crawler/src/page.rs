@@ -1,0 +1,622 @@
+//! One response: status handling, redirects, dedup before link expansion, archiving, links.
+
+use std::time::SystemTime;
+
+use dedupcrawl_archive::{
+    Capture, CaptureLocations, HttpRequestHead, HttpResponseHead, NearDuplicateProvenance,
+    OriginalCapture, RecordLocation,
+};
+use dedupcrawl_fetch::{FetchedResponse, StatusClass, decode_text, retry_after};
+use dedupcrawl_frontier::{
+    CanonicalUrl, EntryKind, FrontierEntry, HostOutcome, Lease, OfferOutcome, OutOfScopeReason,
+    ScopeDecision,
+};
+use dedupcrawl_index::{DedupDecision, ExactBasis};
+use dedupcrawl_pipeline::Fingerprinted;
+use dedupcrawl_sketch::PayloadDigest;
+use dedupcrawl_textprep::{PreparedPage, RobotsMeta};
+
+use crate::config::{NearDuplicatePolicy, NonHtmlPolicy};
+use crate::crawl_log::{Decision, LogLine};
+use crate::engine::{ArchivedRecord, Engine, lock};
+use crate::error::CrawlError;
+
+type Handled = Result<(HostOutcome, Option<LogLine>), CrawlError>;
+
+/// A response and what we know about the URL it answers.
+struct Fetched<'a> {
+    engine: &'a Engine,
+    url: CanonicalUrl,
+    depth: u32,
+    via: Option<String>,
+    response: FetchedResponse,
+    digest: String,
+}
+
+impl Fetched<'_> {
+    fn line(&self, decision: Decision) -> LogLine {
+        let mut line = LogLine::new(self.url.as_str(), decision, self.depth, self.via.clone());
+        line.status = Some(self.response.status);
+        line.content_digest = Some(self.digest.clone());
+        line.bytes = Some(self.response.body.len() as u64);
+        if self.response.body_truncated {
+            line.note = Some(format!(
+                "body truncated at {} bytes",
+                self.response.body.len()
+            ));
+        }
+        line
+    }
+
+    fn add_note(line: &mut LogLine, note: &str) {
+        line.note = Some(match line.note.take() {
+            Some(existing) => format!("{existing}; {note}"),
+            None => note.to_string(),
+        });
+    }
+
+    fn already_archived(&self) -> Result<Option<ArchivedRecord>, CrawlError> {
+        Ok(self
+            .engine
+            .archived
+            .get(self.url.as_str().as_bytes())?
+            .and_then(|v| serde_json::from_slice(&v).ok()))
+    }
+
+    fn heads(&self) -> (HttpRequestHead, HttpResponseHead) {
+        let request = &self.response.request;
+        (
+            HttpRequestHead {
+                method: request.method.clone(),
+                target: request.target.clone(),
+                version: request.version.as_str().to_string(),
+                headers: request.headers.clone(),
+            },
+            HttpResponseHead {
+                version: self.response.version.as_str().to_string(),
+                status: self.response.status,
+                reason: self.response.reason.clone(),
+                headers: self.response.headers.clone(),
+            },
+        )
+    }
+
+    fn remember(&self, location: &RecordLocation) -> Result<(), CrawlError> {
+        let info = ArchivedRecord {
+            record_type: location.record_type.as_str().to_string(),
+            record_id: Some(location.record_id.clone()),
+            date: Some(location.warc_date),
+            payload_digest: Some(location.payload_digest.clone()),
+        };
+        self.engine.archived.insert(
+            self.url.as_str().as_bytes(),
+            serde_json::to_vec(&info).unwrap_or_default(),
+        )?;
+        Ok(())
+    }
+
+    /// Writes `response` + `request` unless an earlier run already did (resume).
+    fn archive_capture(&self) -> Result<(), CrawlError> {
+        if self.already_archived()?.is_some() {
+            return Ok(());
+        }
+        let (request, response) = self.heads();
+        let capture = Capture {
+            target_uri: self.url.as_str(),
+            fetch_time: self.response.started_at,
+            remote_ip: self.response.remote_addr.map(|a| a.ip()),
+            request: &request,
+            response: &response,
+            body: &self.response.body,
+            truncated: self.response.body_truncated,
+            content_decoded: self.response.content_was_decoded,
+        };
+        let written = {
+            let mut sink = lock(&self.engine.archive);
+            let written: CaptureLocations = sink.warc.write_capture(&capture)?;
+            sink.cdxj.append_location(&written.response)?;
+            sink.cdxj.append_location(&written.request)?;
+            written
+        };
+        self.remember(&written.response)
+    }
+
+    /// Writes an identical-payload `revisit` pointing at `original`'s capture, if it was
+    /// archived. Returns whether one was written.
+    fn archive_revisit(&self, original_url: &str) -> Result<bool, CrawlError> {
+        if self.already_archived()?.is_some() {
+            return Ok(true);
+        }
+        let Some(original) = self
+            .engine
+            .archived
+            .get(original_url.as_bytes())?
+            .and_then(|v| serde_json::from_slice::<ArchivedRecord>(&v).ok())
+        else {
+            return Ok(false);
+        };
+        if original.record_type != "response" {
+            return Ok(false);
+        }
+        let Some(warc_date) = original.date else {
+            return Ok(false);
+        };
+        let (request, response) = self.heads();
+        let capture = Capture {
+            target_uri: self.url.as_str(),
+            fetch_time: self.response.started_at,
+            remote_ip: self.response.remote_addr.map(|a| a.ip()),
+            request: &request,
+            response: &response,
+            body: &self.response.body,
+            truncated: self.response.body_truncated,
+            content_decoded: self.response.content_was_decoded,
+        };
+        let original = OriginalCapture {
+            target_uri: original_url.to_string(),
+            warc_date,
+            record_id: original.record_id,
+            payload_digest: original.payload_digest,
+        };
+        let written = {
+            let mut sink = lock(&self.engine.archive);
+            match sink
+                .warc
+                .write_identical_payload_revisit(&capture, &original)
+            {
+                Ok(written) => {
+                    sink.cdxj.append_location(&written.response)?;
+                    written
+                }
+                Err(dedupcrawl_archive::ArchiveError::RevisitDigestMismatch { .. }) => {
+                    return Ok(false);
+                }
+                Err(error) => return Err(error.into()),
+            }
+        };
+        self.remember(&written.response)?;
+        Ok(true)
+    }
+
+    /// Near duplicates under `archive.near_duplicates = metadata`.
+    fn archive_near_duplicate_metadata(
+        &self,
+        original_url: &str,
+        similarity: f64,
+        method: &str,
+    ) -> Result<(), CrawlError> {
+        if self.already_archived()?.is_some() {
+            return Ok(());
+        }
+        let original = self
+            .engine
+            .archived
+            .get(original_url.as_bytes())?
+            .and_then(|v| serde_json::from_slice::<ArchivedRecord>(&v).ok());
+        let provenance = NearDuplicateProvenance {
+            original_uri: original_url.to_string(),
+            original_date: original.as_ref().and_then(|o| o.date),
+            original_record_id: original.and_then(|o| o.record_id),
+            similarity,
+            method: method.to_string(),
+        };
+        let written = lock(&self.engine.archive)
+            .warc
+            .write_near_duplicate_metadata(
+                self.url.as_str(),
+                self.response.started_at,
+                None,
+                &provenance,
+            )?;
+        self.remember(&written)
+    }
+
+    /// Resolves, canonicalizes and scopes the page's links and offers them to the frontier.
+    /// Returns the `out_of_scope` lines of links seen for the first time (logged after the
+    /// page's own line).
+    fn enqueue_links(&self, page: &PreparedPage) -> Result<Vec<LogLine>, CrawlError> {
+        let engine = self.engine;
+        let base = page
+            .extracted
+            .base_href
+            .as_deref()
+            .and_then(|href| self.url.url().join(href).ok())
+            .unwrap_or_else(|| self.url.url().clone());
+        let depth = self.depth + 1;
+        let mut entries = Vec::new();
+        let mut out_of_scope = Vec::new();
+        for link in &page.extracted.links {
+            if link.nofollow {
+                continue;
+            }
+            let Ok(target) = CanonicalUrl::parse(&link.href, Some(&base), &engine.rules) else {
+                continue;
+            };
+            match engine.scope_check(&target, depth) {
+                ScopeDecision::InScope => {
+                    entries.push(FrontierEntry::link(target, depth, self.url.as_str()))
+                }
+                ScopeDecision::OutOfScope(OutOfScopeReason::TooDeep { .. }) => {}
+                ScopeDecision::OutOfScope(reason) => {
+                    // Logged once: the URL joins the seen set.
+                    if engine.frontier.mark_seen(&target)? {
+                        let mut line = LogLine::new(
+                            target.as_str(),
+                            Decision::OutOfScope,
+                            depth,
+                            Some(self.url.as_str().to_string()),
+                        );
+                        line.note = Some(reason.to_string());
+                        out_of_scope.push(line);
+                    }
+                }
+            }
+        }
+        engine.frontier.offer_all(entries)?;
+        Ok(out_of_scope)
+    }
+}
+
+/// Handles one response; returns the frontier outcome and, for retryable failures, the line to
+/// log if the frontier gives up.
+pub(crate) fn handle_response(
+    engine: &Engine,
+    lease: &Lease,
+    response: FetchedResponse,
+) -> Handled {
+    let digest = PayloadDigest::of(&response.body).to_string();
+    let fetched = Fetched {
+        engine,
+        url: lease.url().clone(),
+        depth: lease.entry.depth,
+        via: lease.entry.via.clone(),
+        response,
+        digest,
+    };
+    match fetched.response.status_class() {
+        StatusClass::Success => handle_success(&fetched),
+        StatusClass::Redirect => handle_redirect(&fetched, lease),
+        StatusClass::NotModified => {
+            engine.log_line(fetched.line(Decision::NotModified))?;
+            Ok((HostOutcome::Done, None))
+        }
+        StatusClass::RetryLater => {
+            let mut line = fetched.line(Decision::Error);
+            line.error = Some(format!(
+                "HTTP {} {}",
+                fetched.response.status, fetched.response.reason
+            ));
+            let outcome = match retry_after(&fetched.response, SystemTime::now()) {
+                Some(pause) => HostOutcome::RetryAfter(pause),
+                None => HostOutcome::Retry,
+            };
+            tracing::info!(url = %fetched.url, status = fetched.response.status, ?outcome, "server asks to retry later");
+            Ok((outcome, Some(line)))
+        }
+        StatusClass::ServerError => {
+            let mut line = fetched.line(Decision::Error);
+            line.error = Some(format!(
+                "HTTP {} {}",
+                fetched.response.status, fetched.response.reason
+            ));
+            Ok((HostOutcome::Retry, Some(line)))
+        }
+        StatusClass::ClientError | StatusClass::Unexpected => {
+            let mut line = fetched.line(Decision::Error);
+            line.error = Some(format!(
+                "HTTP {} {}",
+                fetched.response.status, fetched.response.reason
+            ));
+            engine.log_line(line)?;
+            Ok((HostOutcome::Failed, None))
+        }
+    }
+}
+
+fn handle_redirect(fetched: &Fetched<'_>, lease: &Lease) -> Handled {
+    let engine = fetched.engine;
+    if engine.config.archive.redirects {
+        fetched.archive_capture()?;
+    }
+    let decision = if engine.config.archive.redirects {
+        Decision::Archived
+    } else {
+        Decision::Filtered
+    };
+    let mut line = fetched.line(decision);
+    let target = fetched
+        .response
+        .redirect_target()
+        .and_then(|t| CanonicalUrl::parse(t.as_str(), None, &engine.rules).ok());
+    let Some(target) = target else {
+        line.decision = Decision::Error;
+        line.error = Some("redirect without a usable Location".into());
+        engine.log_line(line)?;
+        return Ok((HostOutcome::Done, None));
+    };
+    let hops = lease.entry.redirect_hops.saturating_add(1);
+    if hops > engine.config.crawl.max_redirects {
+        Fetched::add_note(
+            &mut line,
+            &format!(
+                "redirect to {target} not followed: more than {} hops",
+                engine.config.crawl.max_redirects
+            ),
+        );
+        line.decision = Decision::Filtered;
+    } else if target == fetched.url {
+        Fetched::add_note(&mut line, "redirect to itself");
+    } else {
+        match engine.scope_check(&target, fetched.depth) {
+            ScopeDecision::InScope => {
+                let outcome = engine.frontier.offer(FrontierEntry {
+                    url: target.clone(),
+                    depth: fetched.depth,
+                    via: Some(fetched.url.as_str().to_string()),
+                    kind: EntryKind::Redirect,
+                    redirect_hops: hops,
+                })?;
+                let note = match outcome {
+                    OfferOutcome::Enqueued => format!("redirect to {target}"),
+                    OfferOutcome::AlreadySeen => {
+                        format!("redirect to {target} (already seen: loop or known page)")
+                    }
+                };
+                Fetched::add_note(&mut line, &note);
+            }
+            ScopeDecision::OutOfScope(reason) => {
+                Fetched::add_note(
+                    &mut line,
+                    &format!("redirect to {target} out of scope: {reason}"),
+                );
+            }
+        }
+    }
+    engine.log_line(line)?;
+    Ok((HostOutcome::Done, None))
+}
+
+fn x_robots_tag(response: &FetchedResponse) -> RobotsMeta {
+    let mut meta = RobotsMeta::default();
+    for value in response.header_values("x-robots-tag") {
+        meta.merge(&String::from_utf8_lossy(value));
+    }
+    meta
+}
+
+fn handle_success(fetched: &Fetched<'_>) -> Handled {
+    let engine = fetched.engine;
+    let header_robots = x_robots_tag(&fetched.response);
+    let host = fetched.url.host().to_string();
+    if !fetched.response.is_html() {
+        let content_type = fetched.response.content_type().unwrap_or_default();
+        if engine.config.archive.non_html == NonHtmlPolicy::Skip || header_robots.noindex {
+            let mut line = fetched.line(Decision::Filtered);
+            let reason = if header_robots.noindex {
+                "noindex (X-Robots-Tag)".to_string()
+            } else {
+                format!("non-HTML ({content_type}) not archived")
+            };
+            Fetched::add_note(&mut line, &reason);
+            engine.log_line(line)?;
+            return Ok((HostOutcome::Done, None));
+        }
+        let verdict =
+            engine
+                .stage
+                .check_payload(fetched.url.as_str(), &host, &fetched.response.body)?;
+        return record_decision(fetched, verdict.decision, None);
+    }
+
+    let text = decode_text(&fetched.response).text;
+    let Fingerprinted {
+        fingerprint, page, ..
+    } = engine.stage.fingerprint_html(
+        fetched.url.as_str(),
+        &host,
+        &fetched.response.body,
+        &text,
+    )?;
+    let mut robots = page.extracted.robots;
+    robots.noindex |= header_robots.noindex;
+    robots.nofollow |= header_robots.nofollow;
+
+    // rel=canonical elsewhere: the canonical URL stands for this page.
+    if let Some(canonical) = canonical_elsewhere(fetched, &page) {
+        let lookup = engine.stage.index().lookup(&fingerprint)?;
+        engine.frontier.offer(FrontierEntry {
+            url: canonical.clone(),
+            depth: fetched.depth,
+            via: Some(fetched.url.as_str().to_string()),
+            kind: EntryKind::Link,
+            redirect_hops: 0,
+        })?;
+        let mut line = fetched.line(Decision::NearDuplicate);
+        line.duplicate_of = Some(canonical.as_str().to_string());
+        line.similarity = match lookup {
+            DedupDecision::ExactDuplicate { of, .. } if of.name == canonical.as_str() => Some(1.0),
+            DedupDecision::NearDuplicate { of, similarity } if of.name == canonical.as_str() => {
+                Some(similarity)
+            }
+            _ => None,
+        };
+        Fetched::add_note(&mut line, "rel=canonical");
+        engine.log_line(line)?;
+        return Ok((HostOutcome::Done, None));
+    }
+
+    if robots.noindex {
+        let lookup = engine.stage.index().lookup(&fingerprint)?;
+        let mut line = fetched.line(Decision::Filtered);
+        Fetched::add_note(&mut line, "noindex");
+        let mut link_lines = Vec::new();
+        if let Some((of, similarity)) = duplicate_of(&lookup) {
+            line.duplicate_of = Some(of);
+            line.similarity = Some(similarity);
+        } else if !robots.nofollow {
+            link_lines = fetched.enqueue_links(&page)?;
+        }
+        engine.log_line(line)?;
+        for link_line in link_lines {
+            engine.log_line(link_line)?;
+        }
+        return Ok((HostOutcome::Done, None));
+    }
+
+    let decision = engine.stage.index().check_and_insert(&fingerprint)?;
+    record_decision(fetched, decision, Some((&page, robots)))
+}
+
+fn duplicate_of(decision: &DedupDecision) -> Option<(String, f64)> {
+    match decision {
+        DedupDecision::New { .. } => None,
+        DedupDecision::ExactDuplicate { of, .. } => Some((of.name.clone(), 1.0)),
+        DedupDecision::NearDuplicate { of, similarity } => Some((of.name.clone(), *similarity)),
+        DedupDecision::Contained {
+            within,
+            containment,
+        } => Some((within.name.clone(), *containment)),
+    }
+}
+
+fn canonical_elsewhere(fetched: &Fetched<'_>, page: &PreparedPage) -> Option<CanonicalUrl> {
+    let href = page.extracted.canonical.as_deref()?;
+    let engine = fetched.engine;
+    let canonical = CanonicalUrl::parse(href, Some(fetched.url.url()), &engine.rules).ok()?;
+    (canonical != fetched.url && engine.scope_check(&canonical, fetched.depth).is_in_scope())
+        .then_some(canonical)
+}
+
+fn record_decision(
+    fetched: &Fetched<'_>,
+    decision: DedupDecision,
+    page: Option<(&PreparedPage, RobotsMeta)>,
+) -> Handled {
+    let engine = fetched.engine;
+    let url = fetched.url.as_str();
+    // A page named as the duplicate of itself was indexed by a run that died before logging
+    // it (resume): it is new.
+    let mut decision = match decision {
+        DedupDecision::ExactDuplicate { ref of, .. }
+        | DedupDecision::NearDuplicate { ref of, .. }
+            if of.name == url =>
+        {
+            DedupDecision::New {
+                id: Some(of.id),
+                contains: None,
+            }
+        }
+        DedupDecision::Contained { ref within, .. } if within.name == url => DedupDecision::New {
+            id: Some(within.id),
+            contains: None,
+        },
+        other => other,
+    };
+    // A site with a stricter threshold than the index's keeps pages the index calls similar.
+    let site_threshold = engine.site_for(&fetched.url).map(|s| s.threshold);
+    let mut note: Option<String> = None;
+    if let (DedupDecision::NearDuplicate { similarity, of }, Some(threshold)) =
+        (&decision, site_threshold)
+        && *similarity < threshold
+    {
+        note = Some(format!(
+            "similar to {} ({similarity:.3}) below the site threshold {threshold}",
+            of.name
+        ));
+        decision = DedupDecision::New {
+            id: None,
+            contains: None,
+        };
+    }
+    let near_policy = engine.config.archive.near_duplicates;
+    let (mut line, follow_links) = match &decision {
+        DedupDecision::New { .. } => {
+            fetched.archive_capture()?;
+            (fetched.line(Decision::Archived), true)
+        }
+        DedupDecision::ExactDuplicate {
+            of,
+            basis: ExactBasis::Payload,
+        } => {
+            let mut line = fetched.line(Decision::ExactDuplicate);
+            line.duplicate_of = Some(of.name.clone());
+            line.similarity = Some(1.0);
+            if !fetched.archive_revisit(&of.name)? {
+                Fetched::add_note(&mut line, "original not archived: no revisit record");
+            }
+            (line, false)
+        }
+        DedupDecision::ExactDuplicate {
+            of,
+            basis: ExactBasis::NormalizedText,
+        } => {
+            let mut line = fetched.line(Decision::ExactDuplicate);
+            line.duplicate_of = Some(of.name.clone());
+            line.similarity = Some(1.0);
+            Fetched::add_note(&mut line, "same normalized text");
+            near_duplicate_policy(
+                fetched,
+                near_policy,
+                &of.name,
+                1.0,
+                "normalized-text-digest",
+            )?;
+            (line, false)
+        }
+        DedupDecision::NearDuplicate { of, similarity } => {
+            let mut line = fetched.line(Decision::NearDuplicate);
+            line.duplicate_of = Some(of.name.clone());
+            line.similarity = Some(*similarity);
+            near_duplicate_policy(fetched, near_policy, &of.name, *similarity, "minhash-lsh")?;
+            (line, false)
+        }
+        DedupDecision::Contained {
+            within,
+            containment,
+        } => {
+            let mut line = fetched.line(Decision::Contained);
+            line.duplicate_of = Some(within.name.clone());
+            line.similarity = Some(*containment);
+            near_duplicate_policy(
+                fetched,
+                near_policy,
+                &within.name,
+                *containment,
+                "containment",
+            )?;
+            (line, false)
+        }
+    };
+    if let Some(note) = note {
+        Fetched::add_note(&mut line, &note);
+    }
+    let mut link_lines = Vec::new();
+    if follow_links && let Some((page, robots)) = page {
+        if robots.nofollow {
+            Fetched::add_note(&mut line, "nofollow");
+        } else {
+            link_lines = fetched.enqueue_links(page)?;
+        }
+    }
+    engine.log_line(line)?;
+    for link_line in link_lines {
+        engine.log_line(link_line)?;
+    }
+    Ok((HostOutcome::Done, None))
+}
+
+fn near_duplicate_policy(
+    fetched: &Fetched<'_>,
+    policy: NearDuplicatePolicy,
+    original: &str,
+    similarity: f64,
+    method: &str,
+) -> Result<(), CrawlError> {
+    match policy {
+        NearDuplicatePolicy::Log => Ok(()),
+        NearDuplicatePolicy::Metadata => {
+            fetched.archive_near_duplicate_metadata(original, similarity, method)
+        }
+        NearDuplicatePolicy::Archive => fetched.archive_capture(),
+    }
+}
