@@ -217,6 +217,22 @@ fn looks_like_zlib(cmf: u8, flg: u8) -> bool {
     cmf & 0x0f == 8 && (u16::from(cmf) << 8 | u16::from(flg)) % 31 == 0
 }
 
+/// Decodes a body stored with the `Content-Encoding` it was sent with (gzip, deflate, br; other
+/// or no codings return the bytes unchanged), keeping at most `limit` decoded bytes. For bodies
+/// read back from archives written by other crawlers, which store them as received.
+pub fn decode_content_encoding(
+    body: &[u8],
+    content_encoding: Option<&[u8]>,
+    limit: u64,
+) -> io::Result<(Vec<u8>, bool)> {
+    let coding = content_encoding.and_then(ContentCoding::from_header);
+    let mut decoder = BodyDecoder::new(coding, limit);
+    if decoder.push(body)? == Progress::LimitReached {
+        return Ok((decoder.into_partial(), true));
+    }
+    decoder.finish()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -305,20 +321,4 @@ mod tests {
         let (out, _) = decode_in_chunks(ContentCoding::Brotli, &wire, 1 << 20, 7).unwrap();
         assert_eq!(out, text);
     }
-}
-
-/// Decodes a body stored with the `Content-Encoding` it was sent with (gzip, deflate, br; other
-/// or no codings return the bytes unchanged), keeping at most `limit` decoded bytes. For bodies
-/// read back from archives written by other crawlers, which store them as received.
-pub fn decode_content_encoding(
-    body: &[u8],
-    content_encoding: Option<&[u8]>,
-    limit: u64,
-) -> io::Result<(Vec<u8>, bool)> {
-    let coding = content_encoding.and_then(ContentCoding::from_header);
-    let mut decoder = BodyDecoder::new(coding, limit);
-    if decoder.push(body)? == Progress::LimitReached {
-        return Ok((decoder.into_partial(), true));
-    }
-    decoder.finish()
 }
