@@ -16,9 +16,10 @@ use clap::{Parser, Subcommand};
     about = "A polite web crawler with built-in duplicate detection"
 )]
 struct Cli {
-    /// Log level filter (also RUST_LOG), e.g. `info`, `dedupcrawl=debug`.
-    #[arg(long, global = true, default_value = "warn")]
-    log_level: String,
+    /// Log level filter (also RUST_LOG), e.g. `info`, `dedupcrawl=debug`. Default: `info` for
+    /// crawl, `warn` for the other commands.
+    #[arg(long, global = true)]
+    log_level: Option<String>,
     #[command(subcommand)]
     command: Command,
 }
@@ -41,11 +42,13 @@ enum Command {
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     if let Command::Crawl(args) = cli.command {
-        // The crawl sets up its own logging (human or JSON, `--log-format`).
+        // Human or JSON lines (`--log-format`); `run` keeps a subscriber already set.
+        crawl::init_logging(args.log_format, cli.log_level.as_deref().unwrap_or("info"));
         return finish(crawl::run(args));
     }
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(&cli.log_level));
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| {
+        tracing_subscriber::EnvFilter::new(cli.log_level.as_deref().unwrap_or("warn"))
+    });
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)

@@ -111,10 +111,23 @@ impl CrawlReport {
                 r.bytes_saved
             );
         };
+        // Hosts only ever seen as out-of-scope links would bury the table: they are counted
+        // in one line (and listed in report.json).
+        let mut skipped = 0;
         for (host, r) in &self.hosts {
+            if r.fetched == 0 && r.errors == 0 && r.robots_disallowed == 0 {
+                skipped += 1;
+                continue;
+            }
             row(&mut out, host, r);
         }
         row(&mut out, "TOTAL", &self.total);
+        if skipped > 0 {
+            let _ = writeln!(
+                out,
+                "({skipped} more hosts only linked to, out of scope: see report.json)"
+            );
+        }
         if !self.finished {
             out.push_str(
                 "crawl stopped before the frontier was empty: run the same command to continue\n",
