@@ -73,6 +73,12 @@ fn block_key(host: &str, fingerprint: u64) -> [u8; 17] {
     key
 }
 
+fn read_count(value: Option<Vec<u8>>) -> u32 {
+    value
+        .and_then(|v| Some(u32::from_le_bytes(v.as_slice().try_into().ok()?)))
+        .unwrap_or(0)
+}
+
 fn read_id(bytes: &[u8]) -> Option<DocumentId> {
     Some(DocumentId::from_be_bytes(bytes.try_into().ok()?))
 }
@@ -227,6 +233,21 @@ pub struct SledDedupIndex {
     config: IndexConfig,
     path: String,
     tables: Mutex<BandTables>,
+    pending: Mutex<PendingWrites>,
+}
+
+/// Documents whose writes are grouped into one sled batch. One batch per document costs
+/// sled a log reservation and its flusher a wake-up each time; grouping keeps the contract
+/// ("durable after a reported insert and a flush") and every document stays atomic (a crash
+/// loses whole documents of the group not yet flushed, never part of one).
+const GROUP_COMMIT_DOCUMENTS: usize = 256;
+
+/// Writes staged for the next group commit, visible to every read meanwhile.
+#[derive(Default)]
+struct PendingWrites {
+    values: FxHashMap<Vec<u8>, Option<Vec<u8>>>,
+    batch: sled::Batch,
+    documents: usize,
 }
 
 impl std::fmt::Debug for SledDedupIndex {
@@ -313,6 +334,7 @@ impl SledDedupIndex {
             config,
             path: path.to_string(),
             tables: Mutex::new(tables),
+            pending: Mutex::new(PendingWrites::default()),
         })
     }
 
@@ -322,20 +344,64 @@ impl SledDedupIndex {
 
     /// Every stored document, in id order (for reports and exports).
     pub fn documents(&self) -> impl Iterator<Item = Result<StoredDocument, IndexError>> + '_ {
-        self.tree.scan_prefix(b"D").map(|entry| {
+        let committed = {
+            let mut pending = self.pending();
+            self.commit(&mut pending)
+        };
+        let failure = committed.err().map(Err).into_iter();
+        failure.chain(self.tree.scan_prefix(b"D").map(|entry| {
             let (key, value) = entry?;
             let id = read_id(&key[1..]).ok_or_else(|| IndexError::CorruptRecord {
                 key: format!("{key:?}"),
                 reason: "bad document key".into(),
             })?;
             StoredDocument::decode(id, &value)
-        })
+        }))
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, BandTables> {
         // A panic while holding the lock leaves the tables consistent with the store at the
         // last applied batch, so a poisoned lock is safe to reuse.
         self.tables.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn pending(&self) -> std::sync::MutexGuard<'_, PendingWrites> {
+        self.pending.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A key's value: staged writes first, then the tree.
+    fn read(&self, key: &[u8]) -> Result<Option<Vec<u8>>, IndexError> {
+        if let Some(value) = self.pending().values.get(key) {
+            return Ok(value.clone());
+        }
+        Ok(self.tree.get(key)?.map(|v| v.to_vec()))
+    }
+
+    /// Stages one document's writes (all at once, so a commit never splits a document).
+    fn stage(&self, writes: Vec<(Vec<u8>, Option<Vec<u8>>)>) -> Result<(), IndexError> {
+        let mut pending = self.pending();
+        for (key, value) in writes {
+            match &value {
+                Some(bytes) => pending.batch.insert(key.clone(), bytes.clone()),
+                None => pending.batch.remove(key.clone()),
+            }
+            pending.values.insert(key, value);
+        }
+        pending.documents += 1;
+        if pending.documents >= GROUP_COMMIT_DOCUMENTS {
+            self.commit(&mut pending)?;
+        }
+        Ok(())
+    }
+
+    fn commit(&self, pending: &mut PendingWrites) -> Result<(), IndexError> {
+        if pending.values.is_empty() {
+            return Ok(());
+        }
+        self.tree.apply_batch(std::mem::take(&mut pending.batch))?;
+        pending.values.clear();
+        pending.documents = 0;
+        Ok(())
     }
 
     fn reference(&self, id: DocumentId) -> Result<DocumentRef, IndexError> {
@@ -347,12 +413,7 @@ impl SledDedupIndex {
     }
 
     fn find_exact(&self, doc: &DocumentFingerprint) -> Result<Option<DedupDecision>, IndexError> {
-        if let Some(id) = self
-            .tree
-            .get(payload_key(doc))?
-            .as_deref()
-            .and_then(read_id)
-        {
+        if let Some(id) = self.read(&payload_key(doc))?.as_deref().and_then(read_id) {
             return Ok(Some(DedupDecision::ExactDuplicate {
                 of: self.reference(id)?,
                 basis: ExactBasis::Payload,
@@ -360,8 +421,7 @@ impl SledDedupIndex {
         }
         if let Some(digest) = doc.tokens
             && let Some(id) = self
-                .tree
-                .get(tokens_key(digest.0))?
+                .read(&tokens_key(digest.0))?
                 .as_deref()
                 .and_then(read_id)
         {
@@ -500,25 +560,31 @@ impl SledDedupIndex {
             mod_sample: doc.mod_sample.clone(),
             small_shingles: doc.small_shingles.clone(),
         };
-        let mut batch = sled::Batch::default();
-        batch.insert(&doc_key(id), record.encode());
-        batch.insert(payload_key(doc), &id.to_be_bytes());
+        let id_bytes = id.to_be_bytes().to_vec();
+        let mut writes = vec![
+            (doc_key(id).to_vec(), Some(record.encode())),
+            (payload_key(doc), Some(id_bytes.clone())),
+        ];
         if let Some(digest) = doc.tokens {
-            batch.insert(tokens_key(digest.0), &id.to_be_bytes());
+            writes.push((tokens_key(digest.0), Some(id_bytes)));
         }
         let host_counter = std::iter::once(HOST_DOCUMENTS);
-        for fingerprint in doc.block_fingerprints.iter().copied().chain(host_counter) {
+        let mut fingerprints: Vec<u64> = doc
+            .block_fingerprints
+            .iter()
+            .copied()
+            .chain(host_counter)
+            .collect();
+        fingerprints.sort_unstable();
+        fingerprints.dedup();
+        for fingerprint in fingerprints {
             let key = block_key(&doc.host, fingerprint);
-            let count = self
-                .tree
-                .get(key)?
-                .and_then(|v| Some(u32::from_le_bytes(v.as_ref().try_into().ok()?)))
-                .unwrap_or(0);
+            let count = read_count(self.read(&key)?);
             if count < BLOCK_COUNT_CAP {
-                batch.insert(&key, &(count + 1).to_le_bytes());
+                writes.push((key.to_vec(), Some((count + 1).to_le_bytes().to_vec())));
             }
         }
-        self.tree.apply_batch(batch)?;
+        self.stage(writes)?;
         tables.next_id = next;
         tables.documents += 1;
         if !band_keys.is_empty() {
@@ -531,6 +597,15 @@ impl SledDedupIndex {
             id: Some(id),
             contains: around,
         })
+    }
+}
+
+impl Drop for SledDedupIndex {
+    fn drop(&mut self) {
+        // A clean shutdown keeps everything staged; errors here have nowhere to go (callers
+        // that need to know call `flush`).
+        let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+        let _ = self.commit(&mut pending);
     }
 }
 
@@ -551,10 +626,9 @@ impl DedupIndex for SledDedupIndex {
         let Some(document) = self.document(id)? else {
             return Ok(false);
         };
-        let mut batch = sled::Batch::default();
-        batch.remove(&doc_key(id));
+        let mut writes: Vec<(Vec<u8>, Option<Vec<u8>>)> = vec![(doc_key(id).to_vec(), None)];
         let owned_by = |key: &[u8]| -> Result<bool, IndexError> {
-            Ok(self.tree.get(key)?.as_deref().and_then(read_id) == Some(id))
+            Ok(self.read(key)?.as_deref().and_then(read_id) == Some(id))
         };
         let payload = {
             let mut key = vec![b'P'];
@@ -562,20 +636,23 @@ impl DedupIndex for SledDedupIndex {
             key
         };
         if owned_by(&payload)? {
-            batch.remove(payload);
+            writes.push((payload, None));
         }
         if let Some(digest) = document.tokens {
             let key = tokens_key(digest.0);
             if owned_by(&key)? {
-                batch.remove(key);
+                writes.push((key, None));
             }
         }
         if id.checked_add(1) == Some(tables.next_id) {
             // Ids are derived from the highest stored id on open: remember that this one was
             // used so a reopened index never hands it out again.
-            batch.insert(META_NEXT_ID, &tables.next_id.to_be_bytes());
+            writes.push((
+                META_NEXT_ID.to_vec(),
+                Some(tables.next_id.to_be_bytes().to_vec()),
+            ));
         }
-        self.tree.apply_batch(batch)?;
+        self.stage(writes)?;
         if let Some(signature) = &document.signature {
             tables.remove(&self.config.lsh.band_keys(signature), id);
         }
@@ -587,8 +664,7 @@ impl DedupIndex for SledDedupIndex {
     }
 
     fn document(&self, id: DocumentId) -> Result<Option<StoredDocument>, IndexError> {
-        self.tree
-            .get(doc_key(id))?
+        self.read(&doc_key(id))?
             .map(|bytes| StoredDocument::decode(id, &bytes))
             .transpose()
     }
@@ -596,13 +672,7 @@ impl DedupIndex for SledDedupIndex {
     fn block_page_counts(&self, host: &str, fingerprints: &[u64]) -> Result<Vec<u32>, IndexError> {
         fingerprints
             .iter()
-            .map(|&fingerprint| {
-                Ok(self
-                    .tree
-                    .get(block_key(host, fingerprint))?
-                    .and_then(|v| Some(u32::from_le_bytes(v.as_ref().try_into().ok()?)))
-                    .unwrap_or(0))
-            })
+            .map(|&fingerprint| Ok(read_count(self.read(&block_key(host, fingerprint))?)))
             .collect()
     }
 
@@ -625,6 +695,10 @@ impl DedupIndex for SledDedupIndex {
     }
 
     fn flush(&self) -> Result<(), IndexError> {
+        {
+            let mut pending = self.pending();
+            self.commit(&mut pending)?;
+        }
         self.db.flush()?;
         Ok(())
     }
