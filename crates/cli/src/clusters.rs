@@ -12,10 +12,10 @@ use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use dedupcrawl_archive::{RecordType, WarcReader};
+use dedupcrawl_archive::RecordType;
 use dedupcrawl_textprep::{TextPrep, TextPrepConfig, View};
 
-use crate::dedup_warc::stored_page;
+use crate::dedup_warc::{records_reporting_damage, stored_page};
 use crate::export::crawl_warc_files;
 
 #[derive(clap::Args)]
@@ -132,7 +132,7 @@ fn texts_in_warc(out: &Path, wanted: &HashSet<&str>) -> anyhow::Result<HashMap<S
     let prep = TextPrep::new(TextPrepConfig::default());
     let mut texts = HashMap::new();
     for file in crawl_warc_files(out)? {
-        for record in WarcReader::open(&file)?.flatten() {
+        for record in records_reporting_damage(&file)?.flatten() {
             let Some(url) = record.target_uri() else {
                 continue;
             };

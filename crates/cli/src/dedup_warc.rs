@@ -81,6 +81,35 @@ pub fn stored_page(record: &WarcRecord) -> anyhow::Result<Option<StoredPage>> {
     }))
 }
 
+/// The records of a WARC file; a damaged one is reported on stderr (file, offset, what was
+/// wrong) and comes as `None`, and reading goes on at the next good record.
+pub fn records_reporting_damage(
+    file: &Path,
+) -> anyhow::Result<impl Iterator<Item = Option<WarcRecord>>> {
+    let reader = WarcReader::open(file)
+        .with_context(|| format!("cannot open the WARC file {}", file.display()))?;
+    Ok(reader.map(|record| {
+        record
+            .map_err(|error| eprintln!("dedupcrawl: warning: {error} (record skipped, reading on)"))
+            .ok()
+    }))
+}
+
+/// A response that could not be decoded (already reported on stderr).
+pub struct Undecodable;
+
+/// [`stored_page`], reporting a response that cannot be decoded on stderr.
+pub fn stored_page_reporting(record: &WarcRecord) -> Result<Option<StoredPage>, Undecodable> {
+    stored_page(record).map_err(|error| {
+        eprintln!(
+            "dedupcrawl: warning: {}, offset {}: {error:#} (record skipped)",
+            record.file.display(),
+            record.offset
+        );
+        Undecodable
+    })
+}
+
 pub fn run(args: DedupArgs) -> anyhow::Result<()> {
     let stage = open_stage(&args.index, args.threshold, args.view)?;
     let mut out = output(args.out.as_deref())?;
@@ -90,26 +119,15 @@ pub fn run(args: DedupArgs) -> anyhow::Result<()> {
     // of the deduplicated copy.
     let mut dropped: HashSet<String> = HashSet::new();
     for file in &args.warc {
-        let reader = WarcReader::open(file)
-            .with_context(|| format!("cannot open the WARC file {}", file.display()))?;
-        for record in reader {
-            let record = match record {
-                Ok(record) => record,
-                Err(error) => {
-                    eprintln!("dedupcrawl: warning: {error} (record skipped, reading on)");
-                    summary.unreadable += 1;
-                    continue;
-                }
+        for record in records_reporting_damage(file)? {
+            let Some(record) = record else {
+                summary.unreadable += 1;
+                continue;
             };
-            let page = match stored_page(&record) {
+            let page = match stored_page_reporting(&record) {
                 Ok(Some(page)) => page,
                 Ok(None) => continue,
-                Err(error) => {
-                    eprintln!(
-                        "dedupcrawl: warning: {}, offset {}: {error:#} (record skipped)",
-                        file.display(),
-                        record.offset
-                    );
+                Err(Undecodable) => {
                     summary.unreadable += 1;
                     continue;
                 }

@@ -12,11 +12,11 @@ use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use dedupcrawl_archive::{RecordType, WarcReader, WarcWriter, WarcWriterConfig};
+use dedupcrawl_archive::{RecordType, WarcWriter, WarcWriterConfig};
 use dedupcrawl_textprep::{TextPrep, TextPrepConfig, View};
 
 use crate::compare::ViewArg;
-use crate::dedup_warc::stored_page;
+use crate::dedup_warc::{records_reporting_damage, stored_page_reporting};
 
 #[derive(Clone, Copy, clap::ValueEnum)]
 pub enum ExportFormat {
@@ -213,19 +213,11 @@ pub fn run(args: ExportArgs) -> anyhow::Result<()> {
     let mut exported = 0u64;
     let no_template = |_: u64| false;
     for file in &files {
-        let reader = WarcReader::open(file)
-            .with_context(|| format!("cannot open the WARC file {}", file.display()))?;
         // Request records come after their response in our files: keep the id of every
         // exported response so its request can follow it into a WARC export.
         let mut exported_ids: std::collections::HashSet<String> = Default::default();
-        for record in reader {
-            let record = match record {
-                Ok(record) => record,
-                Err(error) => {
-                    eprintln!("dedupcrawl: warning: {error} (record skipped, reading on)");
-                    continue;
-                }
-            };
+        for record in records_reporting_damage(file)? {
+            let Some(record) = record else { continue };
             if record.record_type() == RecordType::Request {
                 let companion = record
                     .headers
@@ -267,17 +259,8 @@ pub fn run(args: ExportArgs) -> anyhow::Result<()> {
                 exported += 1;
                 continue;
             }
-            let page = match stored_page(&record) {
-                Ok(Some(page)) => page,
-                Ok(None) => continue,
-                Err(error) => {
-                    eprintln!(
-                        "dedupcrawl: warning: {}, offset {}: {error:#} (record skipped)",
-                        file.display(),
-                        record.offset
-                    );
-                    continue;
-                }
+            let Ok(Some(page)) = stored_page_reporting(&record) else {
+                continue;
             };
             let (title, language, text) = match &page.html {
                 Some(html) => {
