@@ -93,8 +93,13 @@ pub fn run(args: CrawlArgs) -> anyhow::Result<()> {
     });
     config.validate()?;
     let out = config.crawl.out.clone();
+    // Page processing (parse, dedup, WARC write) runs on the blocking pool: CPU-bound work
+    // gains nothing from more threads than cores, and each thread keeps its own stem cache,
+    // so an unbounded pool (tokio's default is 512) only costs memory.
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
+        .max_blocking_threads((2 * cores).max(4))
         .build()
         .context("cannot start the async runtime")?;
     let report = runtime

@@ -155,6 +155,9 @@ pub fn warc_files(dir: &Path) -> Result<Vec<PathBuf>, CrawlError> {
 
 /// Runs a crawl to the end (frontier empty, page budget reached, or Ctrl-C) and returns its
 /// report (also written to `OUT/report.json`).
+/// sled page cache of the crawl state (`OUT/state/`).
+const STATE_CACHE_BYTES: u64 = 64 * 1024 * 1024;
+
 pub async fn run_crawl(config: CrawlConfig) -> Result<CrawlReport, CrawlError> {
     config.validate()?;
     let paths = OutputPaths::new(&config.crawl.out);
@@ -175,8 +178,11 @@ impl Engine {
         let sites = config.sites()?;
         std::fs::create_dir_all(&paths.state)
             .map_err(|e| CrawlError::io("create directory", &paths.state, e))?;
+        // sled's default page cache is 1 GB; the state's hot part (frontier heads, the seen
+        // set's recent keys, index records of candidates) fits in far less, and RSS matters.
         let db = sled::Config::new()
             .path(&paths.state)
+            .cache_capacity(STATE_CACHE_BYTES)
             .flush_every_ms(Some(100))
             .open()?;
         let frontier = Frontier::open(&db, config.politeness(&sites)?)?;
