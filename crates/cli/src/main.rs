@@ -39,7 +39,22 @@ enum Command {
     Clusters(clusters::ClustersArgs),
 }
 
+/// glibc gives every thread that allocates its own malloc arena (up to 8 per core), and a
+/// crawl's tokio workers and page threads each keep theirs: on 2 cores that is ~150 MB of
+/// fragmented heap for nothing. Two arenas cost no measurable speed.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn limit_malloc_arenas() {
+    // SAFETY: mallopt only adjusts allocator parameters; called before any other thread exists.
+    unsafe {
+        libc::mallopt(libc::M_ARENA_MAX, 2);
+    }
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn limit_malloc_arenas() {}
+
 fn main() -> std::process::ExitCode {
+    limit_malloc_arenas();
     let cli = Cli::parse();
     if let Command::Crawl(args) = cli.command {
         // Human or JSON lines (`--log-format`); `run` keeps a subscriber already set.
