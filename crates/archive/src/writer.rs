@@ -222,6 +222,9 @@ pub struct NearDuplicateProvenance {
     pub similarity: f64,
     /// How it was found (`minhash-lsh`, `containment`, ...).
     pub method: String,
+    /// The duplicate's own text (one block per line), so reports can show what differs from
+    /// the original without the duplicate being archived.
+    pub text: Option<String>,
 }
 
 struct OpenWarcFile {
@@ -671,6 +674,7 @@ impl WarcWriter {
             "original_record_id": provenance.original_record_id,
             "similarity": provenance.similarity,
             "method": provenance.method,
+            "text": provenance.text,
         })
         .to_string();
         self.write_metadata(&MetadataRecord {

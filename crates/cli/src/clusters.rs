@@ -5,7 +5,7 @@
 //! A cluster is an archived page (the representative) and every URL the crawl log names as its
 //! duplicate (exact, near, contained), followed transitively. The text that differs is shown
 //! where the WARC holds the member's text: archived copies (`near_duplicates = "archive"`) or
-//! near-duplicate metadata records that carry `differing_text`.
+//! near-duplicate metadata records (`near_duplicates = "metadata"`), which carry the page's text.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::{BufRead, Write};
@@ -154,7 +154,7 @@ fn texts_in_warc(out: &Path, wanted: &HashSet<&str>) -> anyhow::Result<HashMap<S
                 RecordType::Metadata => {
                     let value: serde_json::Value =
                         serde_json::from_slice(&record.block).unwrap_or_default();
-                    if let Some(text) = value.get("differing_text").and_then(|t| t.as_str()) {
+                    if let Some(text) = value.get("text").and_then(|t| t.as_str()) {
                         texts.insert(url.to_string(), text.to_string());
                     }
                 }

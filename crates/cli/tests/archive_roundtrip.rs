@@ -30,9 +30,10 @@ async fn export_and_clusters_of_a_crawl() {
     let site = TestSite::start_with(common::site_options()).await.unwrap();
     let work = tempfile::tempdir().unwrap();
     let out = work.path().join("crawl");
-    run_crawl(common::test_config(&site, &out))
-        .await
-        .expect("crawl finishes");
+    let mut config = common::test_config(&site, &out);
+    // Near duplicates as metadata records: they carry the page's text for the clusters report.
+    config.archive.near_duplicates = dedupcrawl_crawler::NearDuplicatePolicy::Metadata;
+    run_crawl(config).await.expect("crawl finishes");
     let out_str = out.to_str().unwrap();
     let log = common::crawl_log(&out);
     let archived: HashSet<String> = log
@@ -167,6 +168,21 @@ async fn export_and_clusters_of_a_crawl() {
     }
     let html = std::fs::read_to_string(out.join("clusters.html")).unwrap();
     assert!(html.contains("<svg") && html.contains("similarity"));
+    // The timestamped copy of article 7 differs from it by its "Generated at" line, and the
+    // report shows that line as the duplicate's own text.
+    assert!(
+        html.contains("only in the duplicate"),
+        "no differing text in the report; metadata records: {:?}",
+        common::read_warcs(&out)
+            .iter()
+            .filter(|r| r.record_type == RecordType::Metadata)
+            .map(|r| r.target_uri.clone())
+            .collect::<Vec<_>>()
+    );
+    assert!(
+        html.contains("Generated at"),
+        "the differing line is not shown"
+    );
 }
 
 fn walk(dir: &std::path::Path) -> usize {

@@ -184,6 +184,7 @@ impl Fetched<'_> {
         original_url: &str,
         similarity: f64,
         method: &str,
+        text: Option<String>,
     ) -> Result<(), CrawlError> {
         if self.already_archived()?.is_some() {
             return Ok(());
@@ -199,6 +200,7 @@ impl Fetched<'_> {
             original_record_id: original.and_then(|o| o.record_id),
             similarity,
             method: method.to_string(),
+            text,
         };
         let written = lock(&self.engine.archive)
             .warc
@@ -560,6 +562,7 @@ fn record_decision(
                 &of.name,
                 1.0,
                 "normalized-text-digest",
+                page.map(|(p, _)| p),
             )?;
             (line, false)
         }
@@ -567,7 +570,14 @@ fn record_decision(
             let mut line = fetched.line(Decision::NearDuplicate);
             line.duplicate_of = Some(of.name.clone());
             line.similarity = Some(*similarity);
-            near_duplicate_policy(fetched, near_policy, &of.name, *similarity, "minhash-lsh")?;
+            near_duplicate_policy(
+                fetched,
+                near_policy,
+                &of.name,
+                *similarity,
+                "minhash-lsh",
+                page.map(|(p, _)| p),
+            )?;
             (line, false)
         }
         DedupDecision::Contained {
@@ -583,6 +593,7 @@ fn record_decision(
                 &within.name,
                 *containment,
                 "containment",
+                page.map(|(p, _)| p),
             )?;
             (line, false)
         }
@@ -611,11 +622,20 @@ fn near_duplicate_policy(
     original: &str,
     similarity: f64,
     method: &str,
+    page: Option<&PreparedPage>,
 ) -> Result<(), CrawlError> {
     match policy {
         NearDuplicatePolicy::Log => Ok(()),
         NearDuplicatePolicy::Metadata => {
-            fetched.archive_near_duplicate_metadata(original, similarity, method)
+            // The page's own content blocks: what `clusters` compares with the original.
+            let text = page.map(|page| {
+                fetched.engine.stage.textprep().view_text(
+                    page,
+                    dedupcrawl_textprep::View::MainContent,
+                    &|_| false,
+                )
+            });
+            fetched.archive_near_duplicate_metadata(original, similarity, method, text)
         }
         NearDuplicatePolicy::Archive => fetched.archive_capture(),
     }

@@ -395,6 +395,7 @@ pub fn write_sample_warc(dir: &Path, compression: WarcCompression) -> SampleWarc
         original_record_id: Some(original.record_id.clone()),
         similarity: 0.93,
         method: "minhash-lsh".to_string(),
+        text: Some("a paragraph only the duplicate has".to_string()),
     };
     recorder.locations.push(
         recorder
