@@ -234,6 +234,9 @@ pub struct SledDedupIndex {
     path: String,
     tables: Mutex<BandTables>,
     pending: Mutex<PendingWrites>,
+    /// Documents per group commit: [`GROUP_COMMIT_DOCUMENTS`] for an index in its own
+    /// directory, 1 inside a shared database (see [`SledDedupIndex::open_in`]).
+    group_commit: usize,
 }
 
 /// Documents whose writes are grouped into one sled batch. One batch per document costs
@@ -263,11 +266,15 @@ impl SledDedupIndex {
     /// Opens (or creates) an index in its own directory.
     pub fn open(path: &Path, config: IndexConfig) -> Result<Self, IndexError> {
         let db = open_sled_waiting_for_lock(path)?;
-        Self::open_in(db, &path.display().to_string(), config)
+        let mut index = Self::open_in(db, &path.display().to_string(), config)?;
+        index.group_commit = GROUP_COMMIT_DOCUMENTS;
+        Ok(index)
     }
 
     /// Opens the index inside an existing sled database (the crawl's `state/`), as the tree
-    /// `dedup_index`.
+    /// `dedup_index`. Each document's writes are applied at once (no group commit): the owner
+    /// of a shared database relies on sled's own periodic flush to make every insert durable
+    /// (the crawler's resume reconciles the rest from its WARC files).
     pub fn open_in(db: sled::Db, path: &str, config: IndexConfig) -> Result<Self, IndexError> {
         let tree = db.open_tree("dedup_index")?;
         let signature_settings = format!(
@@ -335,6 +342,7 @@ impl SledDedupIndex {
             path: path.to_string(),
             tables: Mutex::new(tables),
             pending: Mutex::new(PendingWrites::default()),
+            group_commit: 1,
         })
     }
 
@@ -388,7 +396,7 @@ impl SledDedupIndex {
             pending.values.insert(key, value);
         }
         pending.documents += 1;
-        if pending.documents >= GROUP_COMMIT_DOCUMENTS {
+        if pending.documents >= self.group_commit {
             self.commit(&mut pending)?;
         }
         Ok(())
