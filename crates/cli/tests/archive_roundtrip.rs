@@ -43,6 +43,24 @@ async fn export_and_clusters_of_a_crawl() {
         .collect();
     let duplicates: Vec<_> = log.iter().filter(|l| l.duplicate_of.is_some()).collect();
     assert!(archived.len() > 100, "{} archived", archived.len());
+    // Every crawl WARC starts with a warcinfo naming the software, format, robots policy and
+    // the crawl's settings.
+    for file in dedupcrawl_crawler::warc_files(&out.join("warc")).unwrap() {
+        let first = WarcReader::open(&file).unwrap().next().unwrap().unwrap();
+        assert_eq!(first.record_type(), RecordType::Warcinfo);
+        let info = String::from_utf8_lossy(&first.block).to_string();
+        for field in [
+            "software: dedupcrawl",
+            "format: WARC File Format 1.1",
+            "robots: obey",
+        ] {
+            assert!(
+                info.contains(field),
+                "{field} missing from warcinfo: {info}"
+            );
+        }
+        assert!(info.contains("dedupcrawl-config: seeds=2"), "{info}");
+    }
     assert!(duplicates.len() >= 5, "{} duplicates", duplicates.len());
 
     // JSONL: one line per distinct page = the archived set; each duplicate listed once under

@@ -207,6 +207,27 @@ impl Engine {
             ),
             ("robots".into(), "obey".into()),
             ("format".into(), "WARC File Format 1.1".into()),
+            (
+                "dedupcrawl-config".into(),
+                format!(
+                    "seeds={} sites={} delay={}s max_crawl_delay={}s per_host={} concurrency={} \
+                     max_pages={:?} max_depth={:?} dedup.view={:?} dedup.threshold={} \
+                     dedup.shingle_size={} dedup.num_hashes={} near_duplicates={:?}",
+                    config.crawl.seeds.len(),
+                    config.site.len(),
+                    config.crawl.delay,
+                    config.crawl.max_crawl_delay,
+                    config.crawl.per_host,
+                    config.crawl.concurrency,
+                    config.crawl.max_pages,
+                    config.crawl.max_depth,
+                    config.dedup.view,
+                    config.dedup.threshold,
+                    config.dedup.shingle_size,
+                    config.dedup.num_hashes,
+                    config.archive.near_duplicates,
+                ),
+            ),
         ];
         let (warc, repair) = WarcWriter::resume(warc_config)?;
         if let Some(repair) = repair
