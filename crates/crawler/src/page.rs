@@ -56,11 +56,34 @@ impl Fetched<'_> {
     }
 
     fn already_archived(&self) -> Result<Option<ArchivedRecord>, CrawlError> {
+        self.archived_record(self.url.as_str())
+    }
+
+    /// What an earlier fetch archived for `url` (its record location), if anything.
+    fn archived_record(&self, url: &str) -> Result<Option<ArchivedRecord>, CrawlError> {
         Ok(self
             .engine
             .archived
-            .get(self.url.as_str().as_bytes())?
+            .get(url.as_bytes())?
             .and_then(|v| serde_json::from_slice(&v).ok()))
+    }
+
+    /// This fetch as a WARC capture, with heads from [`heads`](Self::heads).
+    fn capture<'a>(
+        &'a self,
+        request: &'a HttpRequestHead,
+        response: &'a HttpResponseHead,
+    ) -> Capture<'a> {
+        Capture {
+            target_uri: self.url.as_str(),
+            fetch_time: self.response.started_at,
+            remote_ip: self.response.remote_addr.map(|a| a.ip()),
+            request,
+            response,
+            body: &self.response.body,
+            truncated: self.response.body_truncated,
+            content_decoded: self.response.content_was_decoded,
+        }
     }
 
     fn heads(&self) -> (HttpRequestHead, HttpResponseHead) {
@@ -101,16 +124,7 @@ impl Fetched<'_> {
             return Ok(());
         }
         let (request, response) = self.heads();
-        let capture = Capture {
-            target_uri: self.url.as_str(),
-            fetch_time: self.response.started_at,
-            remote_ip: self.response.remote_addr.map(|a| a.ip()),
-            request: &request,
-            response: &response,
-            body: &self.response.body,
-            truncated: self.response.body_truncated,
-            content_decoded: self.response.content_was_decoded,
-        };
+        let capture = self.capture(&request, &response);
         let written = {
             let mut sink = lock(&self.engine.archive);
             let written: CaptureLocations = sink.warc.write_capture(&capture)?;
@@ -127,12 +141,7 @@ impl Fetched<'_> {
         if self.already_archived()?.is_some() {
             return Ok(true);
         }
-        let Some(original) = self
-            .engine
-            .archived
-            .get(original_url.as_bytes())?
-            .and_then(|v| serde_json::from_slice::<ArchivedRecord>(&v).ok())
-        else {
+        let Some(original) = self.archived_record(original_url)? else {
             return Ok(false);
         };
         if original.record_type != "response" {
@@ -142,16 +151,7 @@ impl Fetched<'_> {
             return Ok(false);
         };
         let (request, response) = self.heads();
-        let capture = Capture {
-            target_uri: self.url.as_str(),
-            fetch_time: self.response.started_at,
-            remote_ip: self.response.remote_addr.map(|a| a.ip()),
-            request: &request,
-            response: &response,
-            body: &self.response.body,
-            truncated: self.response.body_truncated,
-            content_decoded: self.response.content_was_decoded,
-        };
+        let capture = self.capture(&request, &response);
         let original = OriginalCapture {
             target_uri: original_url.to_string(),
             warc_date,
@@ -189,11 +189,7 @@ impl Fetched<'_> {
         if self.already_archived()?.is_some() {
             return Ok(());
         }
-        let original = self
-            .engine
-            .archived
-            .get(original_url.as_bytes())?
-            .and_then(|v| serde_json::from_slice::<ArchivedRecord>(&v).ok());
+        let original = self.archived_record(original_url)?;
         let provenance = NearDuplicateProvenance {
             original_uri: original_url.to_string(),
             original_date: original.as_ref().and_then(|o| o.date),
