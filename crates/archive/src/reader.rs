@@ -226,10 +226,12 @@ struct PeekReader<R> {
 }
 
 impl<R: Read> PeekReader<R> {
-    fn new(inner: R, capacity: usize) -> Self {
+    /// Reads `inner` through `buf` (its contents are ignored): the buffer is passed in so one
+    /// allocation serves every gzip member of a file.
+    fn with_buffer(inner: R, buf: Box<[u8]>) -> Self {
         PeekReader {
             inner,
-            buf: vec![0; capacity].into_boxed_slice(),
+            buf,
             start: 0,
             end: 0,
         }
@@ -252,8 +254,8 @@ impl<R: Read> PeekReader<R> {
         Ok(&self.buf[self.start..self.end])
     }
 
-    fn into_inner(self) -> R {
-        self.inner
+    fn into_parts(self) -> (R, Box<[u8]>) {
+        (self.inner, self.buf)
     }
 }
 
@@ -334,6 +336,8 @@ pub struct WarcReader<R = File> {
     file: Arc<Path>,
     options: ReaderOptions,
     state: State<R>,
+    /// The decompressed-side buffer between gzip members (reused, not reallocated per member).
+    spare_buffer: Option<Box<[u8]>>,
 }
 
 impl WarcReader<File> {
@@ -413,6 +417,7 @@ impl<R: Read + Seek> WarcReader<R> {
                 inner: BufReader::with_capacity(64 * 1024, input),
                 pos: 0,
             }),
+            spare_buffer: None,
         }
     }
 
@@ -499,14 +504,25 @@ impl<R: Read + Seek> WarcReader<R> {
         Ok(found)
     }
 
+    /// Leaves a gzip member: keeps its buffer for the next one and gives back the file.
+    fn end_member(&mut self, decoder: MemberDecoder<R>) -> Source<R> {
+        let (decoder, buffer) = decoder.into_parts();
+        self.spare_buffer = Some(buffer);
+        decoder.into_inner()
+    }
+
     fn next_gzip_between(&mut self, mut source: Source<R>) -> Step {
         let member_start = source.pos;
         match source.fill_buf() {
             Ok([]) => Step::End,
             Ok(_) => {
                 // GzDecoder parses the member header right away; a bad header shows on first read.
+                let buffer = self
+                    .spare_buffer
+                    .take()
+                    .unwrap_or_else(|| vec![0; DECODED_BUFFER].into_boxed_slice());
                 self.state = State::GzInMember {
-                    decoder: Box::new(PeekReader::new(GzDecoder::new(source), DECODED_BUFFER)),
+                    decoder: Box::new(PeekReader::with_buffer(GzDecoder::new(source), buffer)),
                     member_start,
                     records_read: 0,
                 };
@@ -531,7 +547,7 @@ impl<R: Read + Seek> WarcReader<R> {
             Ok(Some(parsed)) => match decoder.peek(5) {
                 Ok([]) => {
                     // Member finished and its CRC checked.
-                    let source = (*decoder).into_inner().into_inner();
+                    let source = self.end_member(*decoder);
                     let end = source.pos;
                     let length = (records_read == 0).then_some(end - member_start);
                     self.state = State::GzBetween(source);
@@ -557,14 +573,14 @@ impl<R: Read + Seek> WarcReader<R> {
             },
             Ok(None) => {
                 // Clean end of a member with no (further) record in it.
-                self.state = State::GzBetween((*decoder).into_inner().into_inner());
+                self.state = State::GzBetween(self.end_member(*decoder));
                 Step::Continue
             }
             Err(ParseFailure::Io(error)) => self.bad_member(*decoder, member_start, error),
             Err(ParseFailure::Malformed(reason)) => {
                 // The member itself may be intact: finish it and go on at the next one.
                 let drained = io::copy(&mut decoder, &mut io::sink());
-                let source = (*decoder).into_inner().into_inner();
+                let source = self.end_member(*decoder);
                 let resumed_at = match drained {
                     Ok(_) => {
                         let next = source.pos;
@@ -615,7 +631,7 @@ impl<R: Read + Seek> WarcReader<R> {
         member_start: u64,
         reason: String,
     ) -> Step {
-        let source = decoder.into_inner().into_inner();
+        let source = self.end_member(decoder);
         match self.resync_gzip(source, member_start + 1) {
             Ok(resumed_at) => Step::Item(Err(ReadError::BadGzipMember {
                 file: self.file.to_path_buf(),
@@ -817,7 +833,16 @@ fn parse_record(
     }
     // Capacity is bounded: a bogus Content-Length must not allocate gigabytes up front.
     let mut block = Vec::with_capacity(content_length.min(8 * 1024 * 1024) as usize);
-    reader.take(content_length).read_to_end(&mut block)?;
+    // Straight from the reader's buffer: `read_to_end` would zero the spare capacity first.
+    while (block.len() as u64) < content_length {
+        let available = reader.fill_buf()?;
+        if available.is_empty() {
+            break;
+        }
+        let wanted = (content_length - block.len() as u64).min(available.len() as u64) as usize;
+        block.extend_from_slice(&available[..wanted]);
+        reader.consume(wanted);
+    }
     if (block.len() as u64) < content_length {
         return Err(ParseFailure::Malformed(format!(
             "record truncated: block has {} of {content_length} bytes",
