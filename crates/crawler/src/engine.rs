@@ -185,7 +185,7 @@ impl Engine {
             .cache_capacity(STATE_CACHE_BYTES)
             .flush_every_ms(Some(100))
             .open()?;
-        let frontier = Frontier::open(&db, config.politeness(&sites)?)?;
+        let frontier = Frontier::open(&db, paths.state.join("seen"), config.politeness(&sites)?)?;
         let dedup_settings = config.index_dedup_settings(&sites);
         let index = SledDedupIndex::open_in(
             db.clone(),

@@ -3,12 +3,13 @@
 //! # Storage (sled trees of the caller's [`sled::Db`], all named `frontier_*`)
 //! | tree | key | value |
 //! |---|---|---|
-//! | `frontier_seen` | 128-bit XXH3 of the canonical URL (16 bytes) | empty |
 //! | `frontier_queue` | host `\0` sequence (u64 BE) | entry (JSON) |
 //! | `frontier_in_flight` | lease id (u64 BE) | entry |
 //! | `frontier_delayed` | due time (Unix ms, u64 BE) + unique id | entry waiting for a retry |
 //! | `frontier_host_delay` | host | per-host delay in ms (robots Crawl-delay) |
-//! | `frontier_meta` | counter name | u64 BE (`seen`, `queued`, `delayed`) |
+//! | `frontier_meta` | counter name | u64 BE (`seen`, `queued`, `delayed`; `seen_*`: which files of the seen set are live) |
+//!
+//! The seen-URL set itself lives in files next to the db (see [`crate::seen`]).
 //!
 //! The seen set stores a 128-bit hash instead of the URL: 16 bytes a key whatever the URL
 //! length, and at 10⁹ URLs the chance of any collision is ~10⁻²¹ (a collision would make a
@@ -22,7 +23,8 @@
 //! when sled flushes (every 500 ms by default) or at [`Frontier::flush`].
 //!
 //! # Memory
-//! URLs live only in sled. In RAM: one small record per host with queued or in-flight URLs
+//! URLs live only in sled. In RAM: ~1.3 bytes per seen URL (the filters of [`crate::seen`]),
+//! one small record per host with queued or in-flight URLs
 //! (queue sequence, in-flight count, a `governor` limiter, pause) and a heap of host ready
 //! times. Idle hosts are pruned.
 //!
@@ -55,8 +57,8 @@ use sled::transaction::{
 use sled::{IVec, Tree};
 
 use crate::canonical::CanonicalUrl;
+use crate::seen::{META_WAL_LEN, SeenKey, SeenSetStats, SeenUrlSet};
 
-const TREE_SEEN: &str = "frontier_seen";
 const TREE_QUEUE: &str = "frontier_queue";
 const TREE_IN_FLIGHT: &str = "frontier_in_flight";
 const TREE_DELAYED: &str = "frontier_delayed";
@@ -459,7 +461,7 @@ impl Inner {
 /// The persistent frontier. Thread-safe (`&self` methods, one internal lock).
 pub struct Frontier {
     db: sled::Db,
-    seen: Tree,
+    seen: SeenUrlSet,
     queue: Tree,
     in_flight: Tree,
     delayed: Tree,
@@ -497,7 +499,7 @@ fn seq_of_queue_key(key: &[u8]) -> Option<u64> {
     Some(u64::from_be_bytes(tail))
 }
 
-fn seen_key(url: &CanonicalUrl) -> [u8; 16] {
+fn seen_key(url: &CanonicalUrl) -> SeenKey {
     xxhash_rust::xxh3::xxh3_128(url.as_str().as_bytes()).to_be_bytes()
 }
 
@@ -515,14 +517,22 @@ fn add_to_counter(meta: &TransactionalTree, name: &[u8], delta: i64) -> TxResult
 impl Frontier {
     /// Opens (or creates) the frontier trees in `db` and puts every URL left in flight by a
     /// previous process back at the front of its host queue.
-    pub fn open(db: &sled::Db, politeness: PolitenessConfig) -> Result<Frontier, FrontierError> {
+    ///
+    /// `seen_dir` holds the files of the seen-URL set (see [`crate::seen`]); a crawl uses
+    /// `OUT/state/seen/`. It must belong to this `db`: sled records which of its files are live.
+    pub fn open(
+        db: &sled::Db,
+        seen_dir: impl AsRef<std::path::Path>,
+        politeness: PolitenessConfig,
+    ) -> Result<Frontier, FrontierError> {
+        let meta = db.open_tree(TREE_META)?;
         let frontier = Frontier {
-            seen: db.open_tree(TREE_SEEN)?,
+            seen: SeenUrlSet::open(db, meta.clone(), seen_dir.as_ref())?,
             queue: db.open_tree(TREE_QUEUE)?,
             in_flight: db.open_tree(TREE_IN_FLIGHT)?,
             delayed: db.open_tree(TREE_DELAYED)?,
             host_delays: db.open_tree(TREE_HOST_DELAY)?,
-            meta: db.open_tree(TREE_META)?,
+            meta,
             db: db.clone(),
             config: PolitenessConfig {
                 per_host_concurrency: politeness.per_host_concurrency.max(1),
@@ -708,13 +718,13 @@ impl Frontier {
         let now = Instant::now();
         let mut inner = self.lock();
         let mut outcomes = Vec::new();
-        let mut batch_keys: HashSet<[u8; 16]> = HashSet::new();
+        let mut batch_keys: HashSet<SeenKey> = HashSet::new();
         let mut writes: Vec<([u8; 16], Vec<u8>, Vec<u8>)> = Vec::new();
         let mut hosts: Vec<String> = Vec::new();
         for entry in entries {
             let key = seen_key(&entry.url);
             // Checked outside the transaction: we are the only writer (see module doc).
-            if batch_keys.contains(&key) || self.seen.contains_key(key)? {
+            if batch_keys.contains(&key) || self.seen.contains(&key)? {
                 outcomes.push(OfferOutcome::AlreadySeen);
                 continue;
             }
@@ -732,15 +742,19 @@ impl Frontier {
             return Ok(outcomes);
         }
         let count = i64::try_from(writes.len()).unwrap_or(i64::MAX);
-        (&self.seen, &self.queue, &self.meta).transaction(|(seen, queue, meta)| {
-            for (key, queue_key, value) in &writes {
-                seen.insert(key, &[])?;
+        let keys: Vec<SeenKey> = writes.iter().map(|(key, _, _)| *key).collect();
+        // The keys go to the seen set's file first; the transaction records how far it is valid.
+        let seen_len = self.seen.stage(&keys)?;
+        (&self.queue, &self.meta).transaction(|(queue, meta)| {
+            for (_, queue_key, value) in &writes {
                 queue.insert(queue_key.as_slice(), value.as_slice())?;
             }
             add_to_counter(meta, COUNTER_SEEN, count)?;
             add_to_counter(meta, COUNTER_QUEUED, count)?;
+            meta.insert(META_WAL_LEN, &seen_len.to_be_bytes())?;
             Ok(())
         })?;
+        self.seen.committed(&keys, seen_len)?;
         let per_host = self.config.per_host_concurrency;
         for host in hosts {
             if let Some(state) = inner.hosts.get_mut(&host) {
@@ -753,7 +767,7 @@ impl Frontier {
 
     /// Whether the URL was ever offered (queued, leased, fetched or given up).
     pub fn contains(&self, url: &CanonicalUrl) -> Result<bool, FrontierError> {
-        Ok(self.seen.contains_key(seen_key(url))?)
+        self.seen.contains(&seen_key(url))
     }
 
     /// Marks a URL as seen without queueing it (e.g. the target of a redirect the fetcher
@@ -761,14 +775,16 @@ impl Frontier {
     pub fn mark_seen(&self, url: &CanonicalUrl) -> Result<bool, FrontierError> {
         let _inner = self.lock();
         let key = seen_key(url);
-        if self.seen.contains_key(key)? {
+        if self.seen.contains(&key)? {
             return Ok(false);
         }
-        (&self.seen, &self.meta).transaction(|(seen, meta)| {
-            seen.insert(&key, &[])?;
+        let seen_len = self.seen.stage(&[key])?;
+        self.meta.transaction(|meta| {
             add_to_counter(meta, COUNTER_SEEN, 1)?;
+            meta.insert(META_WAL_LEN, &seen_len.to_be_bytes())?;
             Ok(())
         })?;
+        self.seen.committed(&[key], seen_len)?;
         Ok(true)
     }
 
@@ -1110,6 +1126,18 @@ impl Frontier {
         })
     }
 
+    /// Tiers and RAM of the seen-URL set (see [`crate::seen`]).
+    pub fn seen_set_stats(&self) -> SeenSetStats {
+        self.seen.stats()
+    }
+
+    /// How many URLs the seen set's recent tier (one sled key each) holds before they are
+    /// compacted into a sorted run; default [`crate::DEFAULT_RECENT_LIMIT`]. Smaller values
+    /// compact more often (tests use them to exercise compaction).
+    pub fn set_recent_seen_limit(&self, limit: u64) {
+        self.seen.set_recent_limit(limit);
+    }
+
     /// The politeness settings in force.
     pub fn config(&self) -> &PolitenessConfig {
         &self.config
@@ -1159,13 +1187,14 @@ mod tests {
 
     #[test]
     fn backoff_doubles_and_is_capped() {
-        let db = sled::Config::new().temporary(true).open().unwrap();
+        let state = tempfile::tempdir().unwrap();
+        let db = sled::Config::new().path(state.path()).open().unwrap();
         let config = PolitenessConfig {
             retry_backoff: Duration::from_secs(10),
             max_retry_backoff: Duration::from_secs(35),
             ..PolitenessConfig::default()
         };
-        let frontier = Frontier::open(&db, config).unwrap();
+        let frontier = Frontier::open(&db, state.path().join("seen"), config).unwrap();
         assert_eq!(frontier.backoff(1), Duration::from_secs(10));
         assert_eq!(frontier.backoff(2), Duration::from_secs(20));
         assert_eq!(frontier.backoff(3), Duration::from_secs(35));

@@ -10,6 +10,8 @@
 //! - [`robots`]: robots.txt per RFC 9309 ([`RobotsPolicy`] with `texting_robots`) and a
 //!   per-host [`RobotsCache`] with expiry.
 //! - [`sitemap`]: `<urlset>`, `<sitemapindex>`, text and gzip sitemaps ([`parse_sitemap`]).
+//! - [`seen`]: the seen-URL set (recent URLs in sled, older ones in sorted runs with Bloom
+//!   filters: ~1.3 bytes of RAM a URL).
 //! - [`frontier`]: the persistent [`Frontier`] in sled: seen-URL set, per-host FIFO queues,
 //!   politeness (per-host delay with `governor`, per-host and global concurrency), retries
 //!   with backoff, Retry-After pauses, crash recovery of leased URLs.
@@ -30,9 +32,10 @@
 //! let robots = RobotsPolicy::from_fetch(200, b"User-agent: *\nDisallow: /private\n", "dedupcrawl");
 //!
 //! // The crawler keeps one sled db under OUT/state/; the frontier uses its `frontier_*` trees.
-//! let db = sled::Config::new().temporary(true).open()?;
+//! let state = tempfile::tempdir()?;
+//! let db = sled::Config::new().path(state.path()).open()?;
 //! let politeness = PolitenessConfig { min_delay: Duration::from_millis(10), ..Default::default() };
-//! let frontier = Frontier::open(&db, politeness)?;
+//! let frontier = Frontier::open(&db, state.path().join("seen"), politeness)?;
 //! assert_eq!(frontier.offer(FrontierEntry::seed(seed.clone()))?, OfferOutcome::Enqueued);
 //! assert_eq!(frontier.offer(FrontierEntry::seed(seed.clone()))?, OfferOutcome::AlreadySeen);
 //!
@@ -63,6 +66,7 @@ pub mod canonical;
 pub mod frontier;
 pub mod robots;
 pub mod scope;
+pub mod seen;
 pub mod sitemap;
 
 pub use canonical::{CanonicalUrl, CanonicalizationRules, UrlError};
@@ -72,6 +76,7 @@ pub use frontier::{
 };
 pub use robots::{RobotsCache, RobotsConfig, RobotsPolicy, RobotsStatus};
 pub use scope::{OutOfScopeReason, PatternError, ScopeDecision, ScopeRules, UrlPattern};
+pub use seen::{DEFAULT_RECENT_LIMIT, SeenSetStats};
 pub use sitemap::{
     Sitemap, SitemapEntry, SitemapError, SitemapFormat, SitemapLimits, parse_sitemap,
     parse_sitemap_with,

@@ -79,8 +79,8 @@ fn ready_now(frontier: &Frontier) -> Lease {
 
 #[test]
 fn offers_are_deduplicated_by_canonical_url() {
-    let (_dir, db) = temp_db();
-    let frontier = Frontier::open(&db, config(0)).unwrap();
+    let (dir, db) = temp_db();
+    let frontier = Frontier::open(&db, dir.path().join("seen"), config(0)).unwrap();
     assert_eq!(
         frontier.offer(seed("http://a.example/x")).unwrap(),
         OfferOutcome::Enqueued
@@ -137,8 +137,8 @@ fn offers_are_deduplicated_by_canonical_url() {
 
 #[test]
 fn empty_frontier_says_so() {
-    let (_dir, db) = temp_db();
-    let frontier = Frontier::open(&db, config(0)).unwrap();
+    let (dir, db) = temp_db();
+    let frontier = Frontier::open(&db, dir.path().join("seen"), config(0)).unwrap();
     assert!(matches!(
         frontier.next_ready(Instant::now()).unwrap(),
         NextUrl::Empty
@@ -147,9 +147,10 @@ fn empty_frontier_says_so() {
 
 #[test]
 fn each_host_queue_is_fifo() {
-    let (_dir, db) = temp_db();
+    let (dir, db) = temp_db();
     let frontier = Frontier::open(
         &db,
+        dir.path().join("seen"),
         PolitenessConfig {
             per_host_concurrency: 10,
             ..config(0)
@@ -168,8 +169,8 @@ fn each_host_queue_is_fifo() {
 
 #[test]
 fn per_host_delay_is_honoured() {
-    let (_dir, db) = temp_db();
-    let frontier = Frontier::open(&db, config(50)).unwrap();
+    let (dir, db) = temp_db();
+    let frontier = Frontier::open(&db, dir.path().join("seen"), config(50)).unwrap();
     for i in 0..5 {
         frontier
             .offer(seed(&format!("http://a.example/{i}")))
@@ -203,9 +204,10 @@ fn per_host_delay_is_honoured() {
 
 #[test]
 fn ready_hosts_are_served_round_robin() {
-    let (_dir, db) = temp_db();
+    let (dir, db) = temp_db();
     let frontier = Frontier::open(
         &db,
+        dir.path().join("seen"),
         PolitenessConfig {
             per_host_concurrency: 10,
             ..config(0)
@@ -231,8 +233,8 @@ fn ready_hosts_are_served_round_robin() {
 
 #[test]
 fn with_a_delay_every_host_gets_its_first_request_at_once() {
-    let (_dir, db) = temp_db();
-    let frontier = Frontier::open(&db, config(1000)).unwrap();
+    let (dir, db) = temp_db();
+    let frontier = Frontier::open(&db, dir.path().join("seen"), config(1000)).unwrap();
     for host in ["a", "b", "c"] {
         for i in 0..2 {
             frontier
@@ -255,8 +257,8 @@ fn with_a_delay_every_host_gets_its_first_request_at_once() {
 
 #[test]
 fn a_slow_host_never_stalls_the_others() {
-    let (_dir, db) = temp_db();
-    let frontier = Frontier::open(&db, config(0)).unwrap();
+    let (dir, db) = temp_db();
+    let frontier = Frontier::open(&db, dir.path().join("seen"), config(0)).unwrap();
     frontier
         .set_host_delay("slow.example", Duration::from_secs(10))
         .unwrap();
@@ -303,7 +305,7 @@ fn crawl_delay_spaces_requests_and_is_stored() {
     let dir = tempfile::tempdir().unwrap();
     {
         let db = open_db(dir.path());
-        let frontier = Frontier::open(&db, config(10)).unwrap();
+        let frontier = Frontier::open(&db, dir.path().join("seen"), config(10)).unwrap();
         frontier
             .set_host_delay("a.example", Duration::from_millis(80))
             .unwrap();
@@ -325,7 +327,7 @@ fn crawl_delay_spaces_requests_and_is_stored() {
         frontier.flush().unwrap();
     }
     let db = open_db(dir.path());
-    let frontier = Frontier::open(&db, config(10)).unwrap();
+    let frontier = Frontier::open(&db, dir.path().join("seen"), config(10)).unwrap();
     assert_eq!(
         frontier.host_delay("a.example").unwrap(),
         Duration::from_millis(80)
@@ -338,8 +340,8 @@ fn crawl_delay_spaces_requests_and_is_stored() {
 
 #[test]
 fn changing_the_delay_counts_from_the_last_request() {
-    let (_dir, db) = temp_db();
-    let frontier = Frontier::open(&db, config(0)).unwrap();
+    let (dir, db) = temp_db();
+    let frontier = Frontier::open(&db, dir.path().join("seen"), config(0)).unwrap();
     frontier.offer(seed("http://a.example/1")).unwrap();
     frontier.offer(seed("http://a.example/2")).unwrap();
     let (first, leased_at) = wait_ready_at(&frontier);
@@ -355,9 +357,10 @@ fn changing_the_delay_counts_from_the_last_request() {
 
 #[test]
 fn per_host_and_global_concurrency() {
-    let (_dir, db) = temp_db();
+    let (dir, db) = temp_db();
     let frontier = Frontier::open(
         &db,
+        dir.path().join("seen"),
         PolitenessConfig {
             per_host_concurrency: 2,
             ..config(0)
@@ -383,9 +386,10 @@ fn per_host_and_global_concurrency() {
         NextUrl::Busy
     ));
 
-    let (_dir2, db2) = temp_db();
+    let (dir2, db2) = temp_db();
     let frontier = Frontier::open(
         &db2,
+        dir2.path().join("seen"),
         PolitenessConfig {
             global_concurrency: 3,
             ..config(0)
@@ -417,8 +421,8 @@ fn per_host_and_global_concurrency() {
 
 #[test]
 fn retry_after_pauses_the_host_only() {
-    let (_dir, db) = temp_db();
-    let frontier = Frontier::open(&db, config(0)).unwrap();
+    let (dir, db) = temp_db();
+    let frontier = Frontier::open(&db, dir.path().join("seen"), config(0)).unwrap();
     frontier.offer(seed("http://a.example/1")).unwrap();
     frontier.offer(seed("http://a.example/2")).unwrap();
     frontier.offer(seed("http://b.example/1")).unwrap();
@@ -453,8 +457,8 @@ fn retry_after_pauses_the_host_only() {
 
 #[test]
 fn retries_back_off_exponentially_and_give_up() {
-    let (_dir, db) = temp_db();
-    let frontier = Frontier::open(&db, config(0)).unwrap();
+    let (dir, db) = temp_db();
+    let frontier = Frontier::open(&db, dir.path().join("seen"), config(0)).unwrap();
     frontier.offer(seed("http://a.example/flaky")).unwrap();
 
     let lease = ready_now(&frontier);
@@ -514,8 +518,8 @@ fn retries_back_off_exponentially_and_give_up() {
 
 #[test]
 fn completing_twice_is_an_error() {
-    let (_dir, db) = temp_db();
-    let frontier = Frontier::open(&db, config(0)).unwrap();
+    let (dir, db) = temp_db();
+    let frontier = Frontier::open(&db, dir.path().join("seen"), config(0)).unwrap();
     frontier.offer(seed("http://a.example/")).unwrap();
     let lease = ready_now(&frontier);
     frontier.complete(lease.clone(), HostOutcome::Done).unwrap();
@@ -534,7 +538,7 @@ fn reopening_puts_unfinished_leases_back_in_front_in_order() {
     };
     {
         let db = open_db(dir.path());
-        let frontier = Frontier::open(&db, wide.clone()).unwrap();
+        let frontier = Frontier::open(&db, dir.path().join("seen"), wide.clone()).unwrap();
         for i in 0..6 {
             frontier
                 .offer(seed(&format!("http://a.example/{i}")))
@@ -550,7 +554,7 @@ fn reopening_puts_unfinished_leases_back_in_front_in_order() {
         frontier.flush().unwrap();
     }
     let db = open_db(dir.path());
-    let frontier = Frontier::open(&db, wide).unwrap();
+    let frontier = Frontier::open(&db, dir.path().join("seen"), wide).unwrap();
     let stats = frontier.stats().unwrap();
     assert_eq!((stats.queued, stats.in_flight, stats.seen), (6, 0, 7));
     let mut order = Vec::new();
@@ -592,14 +596,14 @@ fn delayed_retries_survive_a_restart() {
     let dir = tempfile::tempdir().unwrap();
     {
         let db = open_db(dir.path());
-        let frontier = Frontier::open(&db, config(0)).unwrap();
+        let frontier = Frontier::open(&db, dir.path().join("seen"), config(0)).unwrap();
         frontier.offer(seed("http://a.example/retry")).unwrap();
         let lease = ready_now(&frontier);
         frontier.complete(lease, HostOutcome::Retry).unwrap();
         frontier.flush().unwrap();
     }
     let db = open_db(dir.path());
-    let frontier = Frontier::open(&db, config(0)).unwrap();
+    let frontier = Frontier::open(&db, dir.path().join("seen"), config(0)).unwrap();
     assert_eq!(frontier.stats().unwrap().delayed, 1);
     let lease = wait_ready(&frontier);
     assert_eq!(lease.url().as_str(), "http://a.example/retry");
@@ -608,9 +612,10 @@ fn delayed_retries_survive_a_restart() {
 
 #[test]
 fn idle_hosts_are_pruned_from_memory() {
-    let (_dir, db) = temp_db();
+    let (dir, db) = temp_db();
     let frontier = Frontier::open(
         &db,
+        dir.path().join("seen"),
         PolitenessConfig {
             global_concurrency: 10_000,
             ..config(0)

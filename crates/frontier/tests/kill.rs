@@ -3,7 +3,8 @@
 //! parent reopens the store after each kill and checks that nothing flushed was lost:
 //! every offered URL is still seen, every URL not completed is queued again (leased ones
 //! included), no URL is queued twice, and every seen URL is either queued or was completed.
-//! Ten kills in a row on the same store.
+//! Ten kills in a row on the same store. The seen set compacts every 64 new URLs, so kills also
+//! land inside its compactions.
 
 use std::collections::{BTreeSet, HashSet};
 use std::io::{BufRead, BufReader};
@@ -20,6 +21,7 @@ const ROUNDS: usize = 10;
 const OFFERS_PER_ROUND: usize = 300;
 const LEASES_PER_ROUND: usize = 40;
 const DONE_PER_ROUND: usize = 15;
+const SEEN_COMPACTION_EVERY: u64 = 64;
 
 fn politeness() -> PolitenessConfig {
     PolitenessConfig {
@@ -67,7 +69,10 @@ fn kill_child_process() {
     };
     let round: usize = round.parse().expect("round number");
     let db = open_db(std::path::Path::new(&dir));
-    let frontier = Frontier::open(&db, politeness()).expect("open frontier");
+    let frontier = Frontier::open(&db, std::path::Path::new(&dir).join("seen"), politeness())
+        .expect("open frontier");
+    // Compactions of the seen set every 64 new URLs, so kills also land inside them.
+    frontier.set_recent_seen_limit(SEEN_COMPACTION_EVERY);
 
     // Phase A, flushed: offer new URLs, lease some, complete a few (reported to the parent).
     let outcomes = frontier
@@ -110,7 +115,8 @@ fn kill_child_process() {
 /// at the next open) and returns the queued URLs.
 fn drain(dir: &std::path::Path) -> (Vec<String>, Frontier, sled::Db) {
     let db = open_db(dir);
-    let frontier = Frontier::open(&db, politeness()).expect("reopen frontier");
+    let frontier = Frontier::open(&db, dir.join("seen"), politeness()).expect("reopen frontier");
+    frontier.set_recent_seen_limit(SEEN_COMPACTION_EVERY);
     let stats = frontier.stats().unwrap();
     assert_eq!(stats.in_flight, 0);
     let mut queued = Vec::new();
@@ -200,6 +206,11 @@ fn kill_9_loses_no_url() {
                 "round {round}: unexpected {url}"
             );
         }
+        assert!(
+            frontier.seen_set_stats().settled >= offered.len() as u64 / 2,
+            "round {round}: the seen set was not compacted: {:?}",
+            frontier.seen_set_stats()
+        );
         for url in &offered {
             assert!(
                 frontier.contains(&url.parse().unwrap()).unwrap(),

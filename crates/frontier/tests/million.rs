@@ -32,7 +32,8 @@ fn entry(rules: &CanonicalizationRules, i: usize) -> FrontierEntry {
 fn a_million_offers_hit_the_seen_set() {
     let dir = tempfile::tempdir().unwrap();
     let db = sled::Config::new().path(dir.path()).open().unwrap();
-    let frontier = Frontier::open(&db, PolitenessConfig::default()).unwrap();
+    let frontier =
+        Frontier::open(&db, dir.path().join("seen"), PolitenessConfig::default()).unwrap();
     let rules = CanonicalizationRules::default();
 
     let started = Instant::now();
@@ -64,6 +65,10 @@ fn a_million_offers_hit_the_seen_set() {
     assert_eq!(stats.seen, DISTINCT as u64);
     assert_eq!(stats.queued, DISTINCT as u64);
     assert_eq!(stats.hosts, HOSTS);
+    // The seen set compacted its recent tier into sorted runs several times on the way.
+    let seen = frontier.seen_set_stats();
+    assert_eq!(seen.recent + seen.settled, DISTINCT as u64, "{seen:?}");
+    assert!(seen.settled >= 3 * 65_536, "{seen:?}");
     eprintln!(
         "{} offers ({DISTINCT} distinct) in {elapsed:?}",
         DISTINCT * REPEATS
