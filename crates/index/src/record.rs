@@ -1,5 +1,7 @@
-//! The stored form of a document: a compact binary record (512 bytes of signature at k = 128
-//! dominate; JSON would triple it).
+//! The stored form of a document: a compact binary record. The signature dominates it, so it
+//! is stored as b-bit MinHash with 16 bits a value (256 bytes at k = 128 instead of 512): the
+//! index compares and bands only those bits (see `MinHashSignature::low_bits`). Version 2
+//! records (32-bit values) are still read, and cut to 16 bits.
 
 use dedupcrawl_sketch::{MinHashSignature, ModSample, PayloadDigest, TokenDigest};
 
@@ -21,7 +23,11 @@ pub struct StoredDocument {
     pub small_shingles: Option<Vec<u32>>,
 }
 
-const RECORD_VERSION: u8 = 2;
+const RECORD_VERSION: u8 = 3;
+/// Version 2 stored 32-bit signature values.
+const RECORD_VERSION_32_BIT_SIGNATURES: u8 = 2;
+/// Bits kept per signature value.
+pub(crate) const SIGNATURE_BITS: u32 = 16;
 
 fn put_str(out: &mut Vec<u8>, s: &str) {
     let bytes = s.as_bytes();
@@ -33,7 +39,7 @@ fn put_str(out: &mut Vec<u8>, s: &str) {
 impl StoredDocument {
     pub(crate) fn encode(&self) -> Vec<u8> {
         let signature_len = self.signature.as_ref().map_or(0, |s| s.len());
-        let mut out = Vec::with_capacity(64 + self.name.len() + signature_len * 4);
+        let mut out = Vec::with_capacity(64 + self.name.len() + signature_len * 2);
         out.push(RECORD_VERSION);
         put_str(&mut out, &self.name);
         put_str(&mut out, &self.host);
@@ -47,7 +53,10 @@ impl StoredDocument {
         }
         out.extend_from_slice(&(signature_len as u16).to_le_bytes());
         if let Some(signature) = &self.signature {
-            out.extend_from_slice(&signature.to_bytes());
+            // The index only ever holds 16-bit values (cut on the way in).
+            for value in &signature.0 {
+                out.extend_from_slice(&(*value as u16).to_le_bytes());
+            }
         }
         match &self.mod_sample {
             Some(sample) => {
@@ -74,7 +83,7 @@ impl StoredDocument {
         };
         let mut reader = Reader { bytes, at: 0 };
         let version = reader.take(1).ok_or_else(|| corrupt("empty"))?[0];
-        if version != RECORD_VERSION {
+        if version != RECORD_VERSION && version != RECORD_VERSION_32_BIT_SIGNATURES {
             return Err(corrupt(&format!("record version {version}")));
         }
         let name = reader.string().ok_or_else(|| corrupt("name"))?;
@@ -97,11 +106,21 @@ impl StoredDocument {
         let signature_len = reader.u16().ok_or_else(|| corrupt("signature length"))? as usize;
         let signature = if signature_len == 0 {
             None
-        } else {
+        } else if version == RECORD_VERSION_32_BIT_SIGNATURES {
             let bytes = reader
                 .take(signature_len * 4)
                 .ok_or_else(|| corrupt("signature"))?;
-            MinHashSignature::from_bytes(bytes)
+            MinHashSignature::from_bytes(bytes).map(|s| s.low_bits(SIGNATURE_BITS))
+        } else {
+            let bytes = reader
+                .take(signature_len * 2)
+                .ok_or_else(|| corrupt("signature"))?;
+            Some(MinHashSignature(
+                bytes
+                    .chunks_exact(2)
+                    .map(|pair| u32::from(u16::from_le_bytes([pair[0], pair[1]])))
+                    .collect(),
+            ))
         };
         let modulus = reader.u64().ok_or_else(|| corrupt("modulus"))?;
         let mod_sample = if modulus == 0 {
@@ -173,7 +192,7 @@ mod tests {
             host: "example.org".into(),
             payload: PayloadDigest::of(b"x"),
             tokens: Some(TokenDigest(42)),
-            signature: Some(MinHashSignature((0..128).collect())),
+            signature: Some(MinHashSignature((0..128).map(|v| v * 500).collect())),
             mod_sample: Some(ModSample {
                 modulus: 4,
                 values: vec![4, 8, 16],
@@ -183,5 +202,31 @@ mod tests {
         let bytes = doc.encode();
         assert_eq!(StoredDocument::decode(9, &bytes).unwrap(), doc);
         assert!(StoredDocument::decode(9, &bytes[..bytes.len() - 3]).is_err());
+    }
+
+    #[test]
+    fn version_2_records_with_32_bit_signatures_are_read_and_cut_to_16_bits() {
+        let doc = StoredDocument {
+            id: 1,
+            name: "a".into(),
+            host: "h".into(),
+            payload: PayloadDigest::of(b"y"),
+            tokens: None,
+            signature: Some(MinHashSignature(vec![0x0001_0002, 0xFFFF_0003])),
+            mod_sample: None,
+            small_shingles: None,
+        };
+        // The version 2 layout: as version 3 but 4 bytes a signature value.
+        let mut bytes = vec![RECORD_VERSION_32_BIT_SIGNATURES];
+        put_str(&mut bytes, "a");
+        put_str(&mut bytes, "h");
+        bytes.extend_from_slice(&doc.payload.0);
+        bytes.push(0);
+        bytes.extend_from_slice(&2u16.to_le_bytes());
+        bytes.extend_from_slice(&doc.signature.as_ref().unwrap().to_bytes());
+        bytes.extend_from_slice(&0u64.to_le_bytes());
+        bytes.extend_from_slice(&0u16.to_le_bytes());
+        let read = StoredDocument::decode(1, &bytes).unwrap();
+        assert_eq!(read.signature, Some(MinHashSignature(vec![2, 3])));
     }
 }

@@ -36,6 +36,18 @@ impl MinHashSignature {
         self.0.is_empty()
     }
 
+    /// The signature with each value cut to its low `bits` bits (b-bit MinHash, Li & König
+    /// 2010). Two different values agree by chance with probability 2^-bits, so at 16 bits the
+    /// resemblance estimate rises by at most 1.5e-5 while storage halves.
+    pub fn low_bits(&self, bits: u32) -> MinHashSignature {
+        let mask = if bits >= 32 {
+            u32::MAX
+        } else {
+            (1u32 << bits) - 1
+        };
+        MinHashSignature(self.0.iter().map(|v| v & mask).collect())
+    }
+
     /// Little-endian bytes (4 per value), for storage.
     pub fn to_bytes(&self) -> Vec<u8> {
         self.0.iter().flat_map(|v| v.to_le_bytes()).collect()
