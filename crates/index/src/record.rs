@@ -1,7 +1,8 @@
 //! The stored form of a document: a compact binary record. The signature dominates it, so it
 //! is stored as b-bit MinHash with 16 bits a value (256 bytes at k = 128 instead of 512): the
-//! index compares and bands only those bits (see `MinHashSignature::low_bits`). Version 2
-//! records (32-bit values) are still read, and cut to 16 bits.
+//! index compares and bands only those bits (see `MinHashSignature::low_bits`). MOD_m sample
+//! values keep their low 32 bits (`ModSample::low_bits`). Version 2 records (32-bit signature
+//! values, 64-bit samples) are still read, and cut the same way.
 
 use dedupcrawl_sketch::{MinHashSignature, ModSample, PayloadDigest, TokenDigest};
 
@@ -24,10 +25,30 @@ pub struct StoredDocument {
 }
 
 const RECORD_VERSION: u8 = 3;
-/// Version 2 stored 32-bit signature values.
+/// Version 2 stored 32-bit signature values and 64-bit sample values.
 const RECORD_VERSION_32_BIT_SIGNATURES: u8 = 2;
 /// Bits kept per signature value.
 pub(crate) const SIGNATURE_BITS: u32 = 16;
+/// Bits kept per MOD_m sample value.
+pub(crate) const SAMPLE_BITS: u32 = 32;
+
+/// The fingerprint as the index holds it (signature and sample cut to the stored bits), or
+/// `None` when it already is.
+pub(crate) fn stored_form(doc: &crate::DocumentFingerprint) -> Option<crate::DocumentFingerprint> {
+    let long_signature = doc
+        .signature
+        .as_ref()
+        .is_some_and(|s| s.0.iter().any(|&v| v > u32::from(u16::MAX)));
+    let long_sample = doc
+        .mod_sample
+        .as_ref()
+        .is_some_and(|s| s.values.iter().any(|&v| v > u64::from(u32::MAX)));
+    (long_signature || long_sample).then(|| crate::DocumentFingerprint {
+        signature: doc.signature.as_ref().map(|s| s.low_bits(SIGNATURE_BITS)),
+        mod_sample: doc.mod_sample.as_ref().map(|s| s.low_bits(SAMPLE_BITS)),
+        ..doc.clone()
+    })
+}
 
 fn put_str(out: &mut Vec<u8>, s: &str) {
     let bytes = s.as_bytes();
@@ -63,7 +84,8 @@ impl StoredDocument {
                 out.extend_from_slice(&sample.modulus.to_le_bytes());
                 out.extend_from_slice(&(sample.values.len() as u16).to_le_bytes());
                 for v in &sample.values {
-                    out.extend_from_slice(&v.to_le_bytes());
+                    // The index only ever holds 32-bit values (cut on the way in).
+                    out.extend_from_slice(&(*v as u32).to_le_bytes());
                 }
             }
             None => out.extend_from_slice(&0u64.to_le_bytes()),
@@ -129,9 +151,19 @@ impl StoredDocument {
             let count = reader.u16().ok_or_else(|| corrupt("sample length"))? as usize;
             let mut values = Vec::with_capacity(count);
             for _ in 0..count {
-                values.push(reader.u64().ok_or_else(|| corrupt("sample"))?);
+                let value = if version == RECORD_VERSION_32_BIT_SIGNATURES {
+                    reader.u64()
+                } else {
+                    reader.u32().map(u64::from)
+                };
+                values.push(value.ok_or_else(|| corrupt("sample"))?);
             }
-            Some(ModSample { modulus, values })
+            let sample = ModSample { modulus, values };
+            Some(if version == RECORD_VERSION_32_BIT_SIGNATURES {
+                sample.low_bits(SAMPLE_BITS)
+            } else {
+                sample
+            })
         };
         let small_len = reader.u16().ok_or_else(|| corrupt("small set length"))? as usize;
         let small_shingles = if small_len == 0 {
@@ -171,6 +203,9 @@ impl<'a> Reader<'a> {
     fn u16(&mut self) -> Option<u16> {
         Some(u16::from_le_bytes(self.take(2)?.try_into().ok()?))
     }
+    fn u32(&mut self) -> Option<u32> {
+        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
+    }
     fn u64(&mut self) -> Option<u64> {
         Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
     }
@@ -205,7 +240,7 @@ mod tests {
     }
 
     #[test]
-    fn version_2_records_with_32_bit_signatures_are_read_and_cut_to_16_bits() {
+    fn version_2_records_are_read_and_cut_to_the_stored_bits() {
         let doc = StoredDocument {
             id: 1,
             name: "a".into(),
@@ -224,9 +259,20 @@ mod tests {
         bytes.push(0);
         bytes.extend_from_slice(&2u16.to_le_bytes());
         bytes.extend_from_slice(&doc.signature.as_ref().unwrap().to_bytes());
-        bytes.extend_from_slice(&0u64.to_le_bytes());
+        // A MOD_4 sample with 64-bit values.
+        bytes.extend_from_slice(&4u64.to_le_bytes());
+        bytes.extend_from_slice(&2u16.to_le_bytes());
+        bytes.extend_from_slice(&0x0000_0001_0000_0004u64.to_le_bytes());
+        bytes.extend_from_slice(&0x0000_0002_0000_0008u64.to_le_bytes());
         bytes.extend_from_slice(&0u16.to_le_bytes());
         let read = StoredDocument::decode(1, &bytes).unwrap();
         assert_eq!(read.signature, Some(MinHashSignature(vec![2, 3])));
+        assert_eq!(
+            read.mod_sample,
+            Some(ModSample {
+                modulus: 4,
+                values: vec![4, 8]
+            })
+        );
     }
 }

@@ -524,18 +524,10 @@ impl SledDedupIndex {
     }
 
     fn check(&self, doc: &DocumentFingerprint, insert: bool) -> Result<DedupDecision, IndexError> {
-        // Stored signatures keep 16 bits a value (see `record`): compare and band like them.
-        let stored_form;
-        let doc = match &doc.signature {
-            Some(signature) if signature.0.iter().any(|&v| v > u32::from(u16::MAX)) => {
-                stored_form = DocumentFingerprint {
-                    signature: Some(signature.low_bits(crate::record::SIGNATURE_BITS)),
-                    ..doc.clone()
-                };
-                &stored_form
-            }
-            _ => doc,
-        };
+        // Stored signatures keep 16 bits a value and samples 32 (see `record`): compare, band
+        // and post like them.
+        let stored_form = crate::record::stored_form(doc);
+        let doc = stored_form.as_ref().unwrap_or(doc);
         let band_keys = doc
             .signature
             .as_ref()

@@ -102,6 +102,25 @@ impl ModSample {
         ModSample { modulus, values }
     }
 
+    /// The sample with each value cut to its low `bits` bits (for compact storage). Divisibility
+    /// by any modulus up to 2^`bits` is unchanged, so [`ModSample::at_modulus`] still derives
+    /// the same samples; two different shingles now agree by chance with probability
+    /// 2^-(`bits` - log2 m).
+    pub fn low_bits(&self, bits: u32) -> ModSample {
+        let mask = if bits >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << bits) - 1
+        };
+        let mut values: Vec<u64> = self.values.iter().map(|v| v & mask).collect();
+        values.sort_unstable();
+        values.dedup();
+        ModSample {
+            modulus: self.modulus,
+            values,
+        }
+    }
+
     /// V at a larger power-of-two modulus, derived from this sample.
     pub fn at_modulus(&self, modulus: u64) -> ModSample {
         if modulus <= self.modulus {
