@@ -210,7 +210,7 @@ fn main() -> anyhow::Result<()> {
         let _ = std::fs::remove_dir_all(&dir);
     }
     println!(
-        "### Index: check-and-insert, synthetic documents\n\nRandom sets of 100–800 shingles, {:.0}% near-duplicates of an earlier document (3% of shingles replaced, J ≈ 0.94); k = 128, default `IndexConfig` (t = 0.8, LSH b×r from `LshParams::optimal`). Only `check_and_insert` is timed (fingerprints precomputed per 10k chunk); sled's flush threads run besides, so wall is the headline. Bytes after `flush()`; signature = 512 B of it.\n",
+        "### Index: check-and-insert, synthetic documents\n\nRandom sets of 100–800 shingles, {:.0}% near-duplicates of an earlier document (3% of shingles replaced, J ≈ 0.94); k = 128, default `IndexConfig` (t = 0.8, LSH b×r from `LshParams::optimal`). Only `check_and_insert` is timed (fingerprints precomputed per 10k chunk); sled's flush threads run besides, so wall is the headline. Bytes after `flush()`; signature = 256 B of it (16-bit values).\n",
         near_share * 100.0
     );
     println!("{}", table.render());
