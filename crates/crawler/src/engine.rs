@@ -165,6 +165,15 @@ pub async fn run_crawl(config: CrawlConfig) -> Result<CrawlReport, CrawlError> {
         .await
         .map_err(|e| CrawlError::Worker(e.to_string()))??;
     let engine = Arc::new(engine);
+    let db = engine.db.clone();
+    let _watchdog = crate::watchdog::StoreWatchdog::start(
+        move || {
+            let _ = db.flush();
+        },
+        crate::watchdog::PROBE_EVERY,
+        crate::watchdog::STATE_STALL_TIMEOUT,
+        crate::watchdog::exit_on_stall(OutputPaths::new(&engine.config.crawl.out).state),
+    );
     engine.seed()?;
     let finished = main_loop(&engine).await?;
     let engine_for_close = Arc::clone(&engine);

@@ -88,6 +88,7 @@ mod engine;
 mod error;
 mod page;
 mod report;
+mod watchdog;
 
 pub use config::{
     ArchiveSettings, CanonicalizationSettings, ConfigOverrides, CrawlConfig, CrawlSettings,
