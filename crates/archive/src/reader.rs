@@ -467,37 +467,43 @@ impl<R: Read + Seek> WarcReader<R> {
     }
 
     /// Skips from `from` to the next gzip member that decompresses to a `WARC/` line.
-    fn resync_gzip(&mut self, mut source: Source<R>, from: u64) -> Result<Option<u64>, ReadError> {
-        let found = scan_for(
-            &mut source,
+    fn resync_gzip(&mut self, source: Source<R>, from: u64) -> Result<Option<u64>, ReadError> {
+        self.resync(
+            source,
             from,
             &[0x1f, 0x8b, 0x08],
             0,
-            |source, candidate| Ok(probe_gzip_member(source, candidate)),
+            probe_gzip_member,
+            State::GzBetween,
         )
+    }
+
+    /// Skips from `from` to the next line starting with `WARC/1.`.
+    fn resync_plain(&mut self, source: Source<R>, from: u64) -> Result<Option<u64>, ReadError> {
+        self.resync(source, from, b"\nWARC/1.", 1, |_, _| true, State::Plain)
+    }
+
+    /// Finds the next `pattern` at or after `from` that `accept` agrees with, and continues
+    /// reading there (plus `skip`) in the state `resume` makes; `None` and done at end of file.
+    fn resync(
+        &mut self,
+        mut source: Source<R>,
+        from: u64,
+        pattern: &[u8],
+        skip: u64,
+        accept: fn(&mut Source<R>, u64) -> bool,
+        resume: fn(Source<R>) -> State<R>,
+    ) -> Result<Option<u64>, ReadError> {
+        let found = scan_for(&mut source, from, pattern, skip, |source, candidate| {
+            Ok(accept(source, candidate))
+        })
         .map_err(|e| self.io_error(from, e))?;
         match found {
             Some(offset) => {
                 source
                     .seek_to(offset)
                     .map_err(|e| self.io_error(offset, e))?;
-                self.state = State::GzBetween(source);
-            }
-            None => self.state = State::Done,
-        }
-        Ok(found)
-    }
-
-    /// Skips from `from` to the next line starting with `WARC/1.`.
-    fn resync_plain(&mut self, mut source: Source<R>, from: u64) -> Result<Option<u64>, ReadError> {
-        let found = scan_for(&mut source, from, b"\nWARC/1.", 1, |_, _| Ok(true))
-            .map_err(|e| self.io_error(from, e))?;
-        match found {
-            Some(offset) => {
-                source
-                    .seek_to(offset)
-                    .map_err(|e| self.io_error(offset, e))?;
-                self.state = State::Plain(source);
+                self.state = resume(source);
             }
             None => self.state = State::Done,
         }

@@ -129,7 +129,9 @@ impl CanonicalizationRules {
 
     /// Whether a parameter with this (raw, possibly percent-encoded) name is removed.
     pub fn strips_param(&self, raw_name: &str) -> bool {
-        let name = percent_decode_lossy(raw_name).to_ascii_lowercase();
+        let name = percent_encoding::percent_decode_str(raw_name)
+            .decode_utf8_lossy()
+            .to_ascii_lowercase();
         self.strip_params
             .iter()
             .any(|p| p.eq_ignore_ascii_case(&name))
@@ -364,29 +366,6 @@ fn normalize_percent_encoding(text: &str) -> Cow<'_, str> {
     }
     // Only ASCII bytes were added or replaced by ASCII, so UTF-8 validity is preserved.
     Cow::Owned(String::from_utf8(out).unwrap_or_else(|_| text.to_string()))
-}
-
-/// Percent-decodes for comparison only (invalid UTF-8 replaced).
-fn percent_decode_lossy(text: &str) -> Cow<'_, str> {
-    if !text.contains('%') {
-        return Cow::Borrowed(text);
-    }
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%'
-            && i + 2 < bytes.len()
-            && let (Some(hi), Some(lo)) = (hex_value(bytes[i + 1]), hex_value(bytes[i + 2]))
-        {
-            out.push(hi * 16 + lo);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    Cow::Owned(String::from_utf8_lossy(&out).into_owned())
 }
 
 #[cfg(test)]

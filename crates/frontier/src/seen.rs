@@ -486,20 +486,19 @@ impl SeenUrlSet {
                 merge_from -= 1;
                 expected += runs[merge_from].len;
             }
-            let merged: Vec<u64> = runs[merge_from..].iter().map(|r| r.generation).collect();
+            let merged: Vec<(u64, u64)> = runs[merge_from..]
+                .iter()
+                .map(|r| (r.generation, r.len))
+                .collect();
             let generation = runs.iter().map(|r| r.generation + 1).max().unwrap_or(1);
             (merge_from, merged, expected, generation)
         };
         let mut writer = RunWriter::create(&self.dir, generation, expected)?;
         let mut sources = Vec::with_capacity(merged.len());
-        for &old in &merged {
+        for &(old, len) in &merged {
             let name = run_name(old);
             let file =
                 File::open(self.dir.join(&name)).map_err(|error| seen_io("open", &name, error))?;
-            let len = read_lock(&self.settled)
-                .iter()
-                .find(|run| run.generation == old)
-                .map_or(0, |run| run.len);
             sources.push(KeyReader {
                 reader: BufReader::with_capacity(FILE_BUFFER, file),
                 remaining: len,
@@ -547,7 +546,7 @@ impl SeenUrlSet {
             let _ = dir.sync_all();
         }
         let mut listing = Batch::default();
-        for &old in &merged {
+        for &(old, _) in &merged {
             listing.remove(run_meta_key(old));
         }
         listing.insert(run_meta_key(generation), &run_len.to_be_bytes());
@@ -569,7 +568,7 @@ impl SeenUrlSet {
             recent.epoch = epoch;
             recent.committed_len = 0;
         }
-        for old in merged {
+        for (old, _) in merged {
             let _ = std::fs::remove_file(self.dir.join(run_name(old)));
         }
         let _ = std::fs::remove_file(self.dir.join(recent_name(old_epoch)));
@@ -680,10 +679,8 @@ mod tests {
     }
 
     fn open(dir: tempfile::TempDir) -> Store {
-        let db = sled::Config::new()
-            .path(dir.path().join("db"))
-            .open()
-            .unwrap();
+        // Waits for the lock a just-dropped handle's threads may still hold.
+        let db = dedupcrawl_index::open_sled_waiting_for_lock(&dir.path().join("db")).unwrap();
         let meta = db.open_tree("frontier_meta").unwrap();
         let set = SeenUrlSet::open(&db, meta, &dir.path().join("seen")).unwrap();
         Store { dir, db, set }
@@ -806,10 +803,7 @@ mod tests {
     fn the_sled_tree_of_the_first_layout_is_imported() {
         let dir = tempfile::tempdir().unwrap();
         {
-            let db = sled::Config::new()
-                .path(dir.path().join("db"))
-                .open()
-                .unwrap();
+            let db = dedupcrawl_index::open_sled_waiting_for_lock(&dir.path().join("db")).unwrap();
             let legacy = db.open_tree(LEGACY_TREE).unwrap();
             for i in 0..1000 {
                 legacy.insert(key(i), &[]).unwrap();

@@ -8,6 +8,7 @@ use dedupcrawl_frontier::{
     CanonicalUrl, Completion, Frontier, FrontierEntry, FrontierError, HostOutcome, Lease, NextUrl,
     OfferOutcome, PolitenessConfig,
 };
+use dedupcrawl_index::open_sled_waiting_for_lock;
 
 fn url(text: &str) -> CanonicalUrl {
     text.parse().unwrap()
@@ -31,24 +32,8 @@ fn config(delay_ms: u64) -> PolitenessConfig {
 
 fn temp_db() -> (tempfile::TempDir, sled::Db) {
     let dir = tempfile::tempdir().unwrap();
-    let db = open_db(dir.path());
+    let db = open_sled_waiting_for_lock(dir.path()).expect("open sled");
     (dir, db)
-}
-
-/// Opens sled, retrying for a while: after a `Db` is dropped, sled's background threads may
-/// hold the directory lock a little longer.
-fn open_db(path: &std::path::Path) -> sled::Db {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        match sled::Config::new().path(path).open() {
-            Ok(db) => return db,
-            Err(error) if Instant::now() < deadline => {
-                eprintln!("retrying sled open: {error}");
-                sleep(Duration::from_millis(20));
-            }
-            Err(error) => panic!("cannot open sled: {error}"),
-        }
-    }
 }
 
 /// Leases the next URL, sleeping through `WaitUntil`s (at most 5 s).
@@ -304,7 +289,7 @@ fn a_slow_host_never_stalls_the_others() {
 fn crawl_delay_spaces_requests_and_is_stored() {
     let dir = tempfile::tempdir().unwrap();
     {
-        let db = open_db(dir.path());
+        let db = open_sled_waiting_for_lock(dir.path()).expect("open sled");
         let frontier = Frontier::open(&db, dir.path().join("seen"), config(10)).unwrap();
         frontier
             .set_host_delay("a.example", Duration::from_millis(80))
@@ -326,7 +311,7 @@ fn crawl_delay_spaces_requests_and_is_stored() {
         frontier.complete(second, HostOutcome::Done).unwrap();
         frontier.flush().unwrap();
     }
-    let db = open_db(dir.path());
+    let db = open_sled_waiting_for_lock(dir.path()).expect("open sled");
     let frontier = Frontier::open(&db, dir.path().join("seen"), config(10)).unwrap();
     assert_eq!(
         frontier.host_delay("a.example").unwrap(),
@@ -537,7 +522,7 @@ fn reopening_puts_unfinished_leases_back_in_front_in_order() {
         ..config(0)
     };
     {
-        let db = open_db(dir.path());
+        let db = open_sled_waiting_for_lock(dir.path()).expect("open sled");
         let frontier = Frontier::open(&db, dir.path().join("seen"), wide.clone()).unwrap();
         for i in 0..6 {
             frontier
@@ -553,7 +538,7 @@ fn reopening_puts_unfinished_leases_back_in_front_in_order() {
         frontier.complete(done, HostOutcome::Done).unwrap();
         frontier.flush().unwrap();
     }
-    let db = open_db(dir.path());
+    let db = open_sled_waiting_for_lock(dir.path()).expect("open sled");
     let frontier = Frontier::open(&db, dir.path().join("seen"), wide).unwrap();
     let stats = frontier.stats().unwrap();
     assert_eq!((stats.queued, stats.in_flight, stats.seen), (6, 0, 7));
@@ -595,14 +580,14 @@ fn reopening_puts_unfinished_leases_back_in_front_in_order() {
 fn delayed_retries_survive_a_restart() {
     let dir = tempfile::tempdir().unwrap();
     {
-        let db = open_db(dir.path());
+        let db = open_sled_waiting_for_lock(dir.path()).expect("open sled");
         let frontier = Frontier::open(&db, dir.path().join("seen"), config(0)).unwrap();
         frontier.offer(seed("http://a.example/retry")).unwrap();
         let lease = ready_now(&frontier);
         frontier.complete(lease, HostOutcome::Retry).unwrap();
         frontier.flush().unwrap();
     }
-    let db = open_db(dir.path());
+    let db = open_sled_waiting_for_lock(dir.path()).expect("open sled");
     let frontier = Frontier::open(&db, dir.path().join("seen"), config(0)).unwrap();
     assert_eq!(frontier.stats().unwrap().delayed, 1);
     let lease = wait_ready(&frontier);

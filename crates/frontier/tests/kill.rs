@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 use dedupcrawl_frontier::{
     CanonicalUrl, Frontier, FrontierEntry, HostOutcome, NextUrl, OfferOutcome, PolitenessConfig,
 };
+use dedupcrawl_index::open_sled_waiting_for_lock;
 
 const CHILD_DIR_ENV: &str = "DEDUPCRAWL_FRONTIER_KILL_CHILD_DIR";
 const CHILD_ROUND_ENV: &str = "DEDUPCRAWL_FRONTIER_KILL_CHILD_ROUND";
@@ -44,22 +45,6 @@ fn entry(text: &str) -> FrontierEntry {
     FrontierEntry::seed(text.parse::<CanonicalUrl>().expect("valid URL"))
 }
 
-/// Opens sled, retrying for a while: after a `Db` is dropped (or its process killed), the
-/// directory lock may be released a little later.
-fn open_db(path: &std::path::Path) -> sled::Db {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        match sled::Config::new().path(path).open() {
-            Ok(db) => return db,
-            Err(error) if Instant::now() < deadline => {
-                eprintln!("retrying sled open: {error}");
-                std::thread::sleep(Duration::from_millis(20));
-            }
-            Err(error) => panic!("cannot open sled: {error}"),
-        }
-    }
-}
-
 /// Child mode: a no-op unless the parent set the environment variables.
 #[test]
 fn kill_child_process() {
@@ -68,7 +53,7 @@ fn kill_child_process() {
         return;
     };
     let round: usize = round.parse().expect("round number");
-    let db = open_db(std::path::Path::new(&dir));
+    let db = open_sled_waiting_for_lock(std::path::Path::new(&dir)).expect("open sled");
     let frontier = Frontier::open(&db, std::path::Path::new(&dir).join("seen"), politeness())
         .expect("open frontier");
     // Compactions of the seen set every 64 new URLs, so kills also land inside them.
@@ -114,7 +99,7 @@ fn kill_child_process() {
 /// Reopens the store, leases everything (without completing, so it all returns to the queue
 /// at the next open) and returns the queued URLs.
 fn drain(dir: &std::path::Path) -> (Vec<String>, Frontier, sled::Db) {
-    let db = open_db(dir);
+    let db = open_sled_waiting_for_lock(dir).expect("open sled");
     let frontier = Frontier::open(&db, dir.join("seen"), politeness()).expect("reopen frontier");
     frontier.set_recent_seen_limit(SEEN_COMPACTION_EVERY);
     let stats = frontier.stats().unwrap();
