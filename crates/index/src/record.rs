@@ -32,24 +32,6 @@ pub(crate) const SIGNATURE_BITS: u32 = 16;
 /// Bits kept per MOD_m sample value.
 pub(crate) const SAMPLE_BITS: u32 = 32;
 
-/// The fingerprint as the index holds it (signature and sample cut to the stored bits), or
-/// `None` when it already is.
-pub(crate) fn stored_form(doc: &crate::DocumentFingerprint) -> Option<crate::DocumentFingerprint> {
-    let long_signature = doc
-        .signature
-        .as_ref()
-        .is_some_and(|s| s.0.iter().any(|&v| v > u32::from(u16::MAX)));
-    let long_sample = doc
-        .mod_sample
-        .as_ref()
-        .is_some_and(|s| s.values.iter().any(|&v| v > u64::from(u32::MAX)));
-    (long_signature || long_sample).then(|| crate::DocumentFingerprint {
-        signature: doc.signature.as_ref().map(|s| s.low_bits(SIGNATURE_BITS)),
-        mod_sample: doc.mod_sample.as_ref().map(|s| s.low_bits(SAMPLE_BITS)),
-        ..doc.clone()
-    })
-}
-
 fn put_str(out: &mut Vec<u8>, s: &str) {
     let bytes = s.as_bytes();
     let len = bytes.len().min(u16::MAX as usize);

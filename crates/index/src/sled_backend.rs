@@ -22,7 +22,7 @@ use dedupcrawl_sketch::{MinHashSignature, ModSample};
 use rustc_hash::{FxHashMap, FxHashSet};
 use xxhash_rust::xxh3::xxh3_64;
 
-use crate::record::{DocumentId, StoredDocument};
+use crate::record::{DocumentId, SAMPLE_BITS, SIGNATURE_BITS, StoredDocument};
 use crate::{
     DedupDecision, DedupIndex, DocumentFingerprint, DocumentRef, ExactBasis, IndexConfig,
     IndexError, IndexStats,
@@ -526,10 +526,9 @@ impl SledDedupIndex {
     fn check(&self, doc: &DocumentFingerprint, insert: bool) -> Result<DedupDecision, IndexError> {
         // Stored signatures keep 16 bits a value and samples 32 (see `record`): compare, band
         // and post like them.
-        let stored_form = crate::record::stored_form(doc);
-        let doc = stored_form.as_ref().unwrap_or(doc);
-        let band_keys = doc
-            .signature
+        let signature = doc.signature.as_ref().map(|s| s.low_bits(SIGNATURE_BITS));
+        let sample = doc.mod_sample.as_ref().map(|s| s.low_bits(SAMPLE_BITS));
+        let band_keys = signature
             .as_ref()
             .map(|s| self.config.lsh.band_keys(s))
             .unwrap_or_default();
@@ -537,12 +536,12 @@ impl SledDedupIndex {
         if let Some(decision) = self.find_exact(doc)? {
             return Ok(decision);
         }
-        if let Some(signature) = &doc.signature
+        if let Some(signature) = &signature
             && let Some(decision) = self.find_near(&tables, doc, signature, &band_keys)?
         {
             return Ok(decision);
         }
-        let (inside, around) = match &doc.mod_sample {
+        let (inside, around) = match &sample {
             Some(sample) => self.find_containment(&tables, sample)?,
             None => (None, None),
         };
@@ -568,8 +567,8 @@ impl SledDedupIndex {
             host: doc.host.clone(),
             payload: doc.payload,
             tokens: doc.tokens,
-            signature: doc.signature.clone(),
-            mod_sample: doc.mod_sample.clone(),
+            signature,
+            mod_sample: sample.clone(),
             small_shingles: doc.small_shingles.clone(),
         };
         let id_bytes = id.to_be_bytes().to_vec();
@@ -602,7 +601,7 @@ impl SledDedupIndex {
         if !band_keys.is_empty() {
             tables.insert(&band_keys, id);
         }
-        if let Some(sample) = &doc.mod_sample {
+        if let Some(sample) = &sample {
             tables.post(sample, id);
         }
         Ok(DedupDecision::New {
