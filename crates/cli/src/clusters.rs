@@ -16,7 +16,7 @@ use dedupcrawl_archive::RecordType;
 use dedupcrawl_textprep::{TextPrep, TextPrepConfig, View};
 
 use crate::dedup_warc::{records_reporting_damage, stored_page};
-use crate::export::crawl_warc_files;
+use crate::export::{CrawlLogLine, crawl_warc_files};
 
 #[derive(clap::Args)]
 pub struct ClustersArgs {
@@ -28,14 +28,6 @@ pub struct ClustersArgs {
     /// Write the HTML report here instead of OUT/clusters.html.
     #[arg(long)]
     pub html: Option<PathBuf>,
-}
-
-#[derive(serde::Deserialize)]
-struct CrawlLogLine {
-    url: String,
-    decision: String,
-    duplicate_of: Option<String>,
-    similarity: Option<f64>,
 }
 
 #[derive(serde::Serialize, Clone, Debug)]

@@ -65,12 +65,14 @@ struct ExportedPage<'a> {
     duplicates: &'a [DuplicateRef],
 }
 
+/// The fields of a crawl-log line that export and clusters read (a lenient subset of
+/// `dedupcrawl_crawler::LogLine`: lines are streamed, and a torn last line is skipped).
 #[derive(serde::Deserialize)]
-struct CrawlLogLine {
-    url: String,
-    decision: String,
-    duplicate_of: Option<String>,
-    similarity: Option<f64>,
+pub(crate) struct CrawlLogLine {
+    pub(crate) url: String,
+    pub(crate) decision: String,
+    pub(crate) duplicate_of: Option<String>,
+    pub(crate) similarity: Option<f64>,
 }
 
 /// Original URL → its duplicates, from the crawl log.
@@ -112,22 +114,13 @@ fn duplicates_by_original(out: &Path) -> anyhow::Result<HashMap<String, Vec<Dupl
 /// The crawl's WARC files in name (= time, serial) order.
 pub fn crawl_warc_files(out: &Path) -> anyhow::Result<Vec<PathBuf>> {
     let dir = out.join("warc");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .with_context(|| {
-            format!(
-                "cannot list {}: is {} a crawl output directory?",
-                dir.display(),
-                out.display()
-            )
-        })?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            let name = p.to_string_lossy();
-            name.ends_with(".warc.gz") || name.ends_with(".warc")
-        })
-        .collect();
-    files.sort();
-    Ok(files)
+    anyhow::ensure!(
+        dir.is_dir(),
+        "cannot list {}: is {} a crawl output directory?",
+        dir.display(),
+        out.display()
+    );
+    Ok(dedupcrawl_crawler::warc_files(&dir)?)
 }
 
 fn parse_since(text: &str) -> anyhow::Result<chrono::DateTime<chrono::Utc>> {

@@ -11,18 +11,13 @@ use std::process::Command;
 use dedupcrawl_archive::{RecordType, WarcReader};
 use dedupcrawl_crawler::{Decision, run_crawl};
 use dedupcrawl_testsite::TestSite;
+use support::run;
+
+#[path = "support/mod.rs"]
+mod support;
 
 fn dedupcrawl(args: &[&str]) -> std::process::Output {
-    let output = Command::new(env!("CARGO_BIN_EXE_dedupcrawl"))
-        .args(args)
-        .output()
-        .expect("dedupcrawl runs");
-    assert!(
-        output.status.success(),
-        "dedupcrawl {args:?}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    output
+    run(Command::new(env!("CARGO_BIN_EXE_dedupcrawl")).args(args))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -3,6 +3,10 @@
 use std::path::Path;
 use std::process::Command;
 
+#[path = "support/mod.rs"]
+mod support;
+use support::run;
+
 fn dedupcrawl() -> Command {
     Command::new(env!("CARGO_BIN_EXE_dedupcrawl"))
 }
@@ -44,17 +48,10 @@ struct Line {
 }
 
 fn run_dedup(site: &Path, index: &Path) -> Vec<Line> {
-    let output = dedupcrawl()
+    let output = run(dedupcrawl()
         .args(["dedup", "--quiet", "--index"])
         .arg(index)
-        .arg(site)
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+        .arg(site));
     String::from_utf8(output.stdout)
         .unwrap()
         .lines()
@@ -114,17 +111,10 @@ fn compare_reports_the_rose_example() {
     let (a, b) = (work.path().join("a.txt"), work.path().join("b.txt"));
     std::fs::write(&a, "a rose is a rose is a rose").unwrap();
     std::fs::write(&b, "a rose is a flower which is a rose").unwrap();
-    let output = dedupcrawl()
+    let output = run(dedupcrawl()
         .args(["compare", "--json", "--view", "full", "--shingle-size", "1"])
         .arg(&a)
-        .arg(&b)
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+        .arg(&b));
     let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     // Stop words and stemming are on by default: "a", "is", "which" go; rose/flower stay.
     assert_eq!(report["tokens"], serde_json::json!([3, 3]));

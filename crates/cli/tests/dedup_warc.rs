@@ -5,6 +5,10 @@ use std::collections::{HashMap, HashSet};
 use std::process::Command;
 
 use dedupcrawl_testsite::TestSite;
+use support::{run, wget_warc};
+
+#[path = "support/mod.rs"]
+mod support;
 
 #[derive(serde::Deserialize, Debug)]
 struct Line {
@@ -14,51 +18,16 @@ struct Line {
     similarity: Option<f64>,
 }
 
-fn run(command: &mut Command) -> std::process::Output {
-    let output = command
-        .output()
-        .unwrap_or_else(|e| panic!("{command:?}: {e}"));
-    assert!(
-        output.status.success(),
-        "{command:?} failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    output
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn dedup_of_a_wget_warc_names_every_duplicate_and_writes_a_clean_copy() {
     let site = TestSite::start().await.unwrap();
     let expected = site.expected();
     let work = tempfile::tempdir().unwrap();
-    let warc_base = work.path().join("wget");
     let main_url = site.main_url();
-    let wget_dir = work.path().join("mirror");
-    let warc_arg = format!("--warc-file={}", warc_base.display());
-    let status = tokio::task::spawn_blocking(move || {
-        Command::new("wget")
-            .args([
-                "--recursive",
-                "--level=3",
-                "--quiet",
-                "--timeout=3",
-                "--tries=1",
-                // wget has no dedup of its own: keep it out of the traps and slow pages.
-                "--reject-regex=calendar|huge|slow|truncated|rate-limited|unavailable|flaky",
-                &warc_arg,
-                "--directory-prefix",
-            ])
-            .arg(&wget_dir)
-            .arg(&main_url)
-            .status()
-            .expect("wget runs (scripts/install-test-tools installs it)")
-    })
-    .await
-    .unwrap();
-    // wget exits 8 when some links were 404: that is part of the fixture.
-    assert!(matches!(status.code(), Some(0 | 8)), "wget: {status:?}");
-    let warc = work.path().join("wget.warc.gz");
-    assert!(warc.exists());
+    let work_dir = work.path().to_path_buf();
+    let warc = tokio::task::spawn_blocking(move || wget_warc(&work_dir, &[main_url]))
+        .await
+        .unwrap();
 
     let copy_dir = work.path().join("dedup-copy");
     let output = run(Command::new(env!("CARGO_BIN_EXE_dedupcrawl"))

@@ -24,12 +24,15 @@
 
 #[path = "../../crawler/tests/common/mod.rs"]
 mod common;
+#[path = "support/mod.rs"]
+mod support;
 
 use std::collections::{BTreeSet, HashMap};
 use std::process::Command;
 
 use dedupcrawl_crawler::{Decision, run_crawl};
 use dedupcrawl_testsite::TestSite;
+use support::{run, wget_warc};
 
 #[derive(serde::Deserialize, Debug)]
 struct WarcDecision {
@@ -63,41 +66,13 @@ impl Judged {
 }
 
 fn wget_judged(site: &TestSite, work: &std::path::Path) -> Judged {
-    let warc_base = work.join("wget");
-    let status = Command::new("wget")
-        .args([
-            "--recursive",
-            "--level=3",
-            "--quiet",
-            "--timeout=3",
-            "--tries=1",
-            // wget has no dedup of its own: keep it out of the traps and slow pages.
-            "--reject-regex=calendar|huge|slow|truncated|rate-limited|unavailable|flaky",
-        ])
-        .arg(format!("--warc-file={}", warc_base.display()))
-        .arg("--directory-prefix")
-        .arg(work.join("mirror"))
-        .arg(site.main_url())
-        .arg(site.host_b_url())
-        .status()
-        .expect("wget runs (scripts/install-test-tools installs it)");
-    // wget exits 8 when some links were 404: that is part of the fixture.
-    assert!(matches!(status.code(), Some(0 | 8)), "wget: {status:?}");
-    let warc = work.join("wget.warc.gz");
-    assert!(warc.exists(), "wget wrote no WARC");
+    let warc = wget_warc(work, &[site.main_url(), site.host_b_url()]);
 
-    let output = Command::new(env!("CARGO_BIN_EXE_dedupcrawl"))
+    let output = run(Command::new(env!("CARGO_BIN_EXE_dedupcrawl"))
         .args(["dedup", "--quiet", "--index"])
         .arg(work.join("wget-index"))
         .arg("--warc")
-        .arg(&warc)
-        .output()
-        .expect("dedupcrawl runs");
-    assert!(
-        output.status.success(),
-        "dedupcrawl dedup --warc: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+        .arg(&warc));
     let mut parent = HashMap::new();
     for line in String::from_utf8(output.stdout).unwrap().lines() {
         let line: WarcDecision = serde_json::from_str(line).unwrap();

@@ -1,0 +1,47 @@
+//! Helpers of the cli tests: running a command that must succeed, and wget as the peer crawler
+//! (installed by `scripts/install-test-tools`).
+
+// Each test binary that includes this module uses only part of it.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// Runs `command`, which must succeed (its stderr is shown when it does not).
+pub fn run(command: &mut Command) -> Output {
+    let output = command
+        .output()
+        .unwrap_or_else(|e| panic!("{command:?}: {e}"));
+    assert!(
+        output.status.success(),
+        "{command:?} failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
+/// Crawls `urls` with `wget --recursive --warc-file` (mirror in `WORK/mirror`) and returns the
+/// WARC it wrote, `WORK/wget.warc.gz`.
+pub fn wget_warc(work: &Path, urls: &[String]) -> PathBuf {
+    let status = Command::new("wget")
+        .args([
+            "--recursive",
+            "--level=3",
+            "--quiet",
+            "--timeout=3",
+            "--tries=1",
+            // wget has no dedup of its own: keep it out of the traps and slow pages.
+            "--reject-regex=calendar|huge|slow|truncated|rate-limited|unavailable|flaky",
+        ])
+        .arg(format!("--warc-file={}", work.join("wget").display()))
+        .arg("--directory-prefix")
+        .arg(work.join("mirror"))
+        .args(urls)
+        .status()
+        .expect("wget runs (scripts/install-test-tools installs it)");
+    // wget exits 8 when some links were 404: that is part of the fixture.
+    assert!(matches!(status.code(), Some(0 | 8)), "wget: {status:?}");
+    let warc = work.join("wget.warc.gz");
+    assert!(warc.exists(), "wget wrote no WARC");
+    warc
+}
