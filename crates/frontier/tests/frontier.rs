@@ -30,6 +30,13 @@ fn config(delay_ms: u64) -> PolitenessConfig {
     }
 }
 
+/// A frontier in a fresh temporary store (keep the directory alive as long as the frontier).
+fn temp_frontier(politeness: PolitenessConfig) -> (tempfile::TempDir, Frontier) {
+    let (dir, db) = temp_db();
+    let frontier = Frontier::open(&db, dir.path().join("seen"), politeness).unwrap();
+    (dir, frontier)
+}
+
 fn temp_db() -> (tempfile::TempDir, sled::Db) {
     let dir = tempfile::tempdir().unwrap();
     let db = open_sled_waiting_for_lock(dir.path()).expect("open sled");
@@ -64,8 +71,7 @@ fn ready_now(frontier: &Frontier) -> Lease {
 
 #[test]
 fn offers_are_deduplicated_by_canonical_url() {
-    let (dir, db) = temp_db();
-    let frontier = Frontier::open(&db, dir.path().join("seen"), config(0)).unwrap();
+    let (_dir, frontier) = temp_frontier(config(0));
     assert_eq!(
         frontier.offer(seed("http://a.example/x")).unwrap(),
         OfferOutcome::Enqueued
@@ -122,8 +128,7 @@ fn offers_are_deduplicated_by_canonical_url() {
 
 #[test]
 fn empty_frontier_says_so() {
-    let (dir, db) = temp_db();
-    let frontier = Frontier::open(&db, dir.path().join("seen"), config(0)).unwrap();
+    let (_dir, frontier) = temp_frontier(config(0));
     assert!(matches!(
         frontier.next_ready(Instant::now()).unwrap(),
         NextUrl::Empty
@@ -132,16 +137,10 @@ fn empty_frontier_says_so() {
 
 #[test]
 fn each_host_queue_is_fifo() {
-    let (dir, db) = temp_db();
-    let frontier = Frontier::open(
-        &db,
-        dir.path().join("seen"),
-        PolitenessConfig {
-            per_host_concurrency: 10,
-            ..config(0)
-        },
-    )
-    .unwrap();
+    let (_dir, frontier) = temp_frontier(PolitenessConfig {
+        per_host_concurrency: 10,
+        ..config(0)
+    });
     for i in 0..5 {
         frontier
             .offer(seed(&format!("http://a.example/{i}")))
@@ -154,8 +153,7 @@ fn each_host_queue_is_fifo() {
 
 #[test]
 fn per_host_delay_is_honoured() {
-    let (dir, db) = temp_db();
-    let frontier = Frontier::open(&db, dir.path().join("seen"), config(50)).unwrap();
+    let (_dir, frontier) = temp_frontier(config(50));
     for i in 0..5 {
         frontier
             .offer(seed(&format!("http://a.example/{i}")))
@@ -189,16 +187,10 @@ fn per_host_delay_is_honoured() {
 
 #[test]
 fn ready_hosts_are_served_round_robin() {
-    let (dir, db) = temp_db();
-    let frontier = Frontier::open(
-        &db,
-        dir.path().join("seen"),
-        PolitenessConfig {
-            per_host_concurrency: 10,
-            ..config(0)
-        },
-    )
-    .unwrap();
+    let (_dir, frontier) = temp_frontier(PolitenessConfig {
+        per_host_concurrency: 10,
+        ..config(0)
+    });
     for host in ["a", "b", "c"] {
         for i in 0..3 {
             frontier
@@ -218,8 +210,7 @@ fn ready_hosts_are_served_round_robin() {
 
 #[test]
 fn with_a_delay_every_host_gets_its_first_request_at_once() {
-    let (dir, db) = temp_db();
-    let frontier = Frontier::open(&db, dir.path().join("seen"), config(1000)).unwrap();
+    let (_dir, frontier) = temp_frontier(config(1000));
     for host in ["a", "b", "c"] {
         for i in 0..2 {
             frontier
@@ -242,8 +233,7 @@ fn with_a_delay_every_host_gets_its_first_request_at_once() {
 
 #[test]
 fn a_slow_host_never_stalls_the_others() {
-    let (dir, db) = temp_db();
-    let frontier = Frontier::open(&db, dir.path().join("seen"), config(0)).unwrap();
+    let (_dir, frontier) = temp_frontier(config(0));
     frontier
         .set_host_delay("slow.example", Duration::from_secs(10))
         .unwrap();
@@ -325,8 +315,7 @@ fn crawl_delay_spaces_requests_and_is_stored() {
 
 #[test]
 fn changing_the_delay_counts_from_the_last_request() {
-    let (dir, db) = temp_db();
-    let frontier = Frontier::open(&db, dir.path().join("seen"), config(0)).unwrap();
+    let (_dir, frontier) = temp_frontier(config(0));
     frontier.offer(seed("http://a.example/1")).unwrap();
     frontier.offer(seed("http://a.example/2")).unwrap();
     let (first, leased_at) = wait_ready_at(&frontier);
@@ -342,16 +331,10 @@ fn changing_the_delay_counts_from_the_last_request() {
 
 #[test]
 fn per_host_and_global_concurrency() {
-    let (dir, db) = temp_db();
-    let frontier = Frontier::open(
-        &db,
-        dir.path().join("seen"),
-        PolitenessConfig {
-            per_host_concurrency: 2,
-            ..config(0)
-        },
-    )
-    .unwrap();
+    let (_dir, frontier) = temp_frontier(PolitenessConfig {
+        per_host_concurrency: 2,
+        ..config(0)
+    });
     for i in 0..5 {
         frontier
             .offer(seed(&format!("http://a.example/{i}")))
@@ -406,8 +389,7 @@ fn per_host_and_global_concurrency() {
 
 #[test]
 fn retry_after_pauses_the_host_only() {
-    let (dir, db) = temp_db();
-    let frontier = Frontier::open(&db, dir.path().join("seen"), config(0)).unwrap();
+    let (_dir, frontier) = temp_frontier(config(0));
     frontier.offer(seed("http://a.example/1")).unwrap();
     frontier.offer(seed("http://a.example/2")).unwrap();
     frontier.offer(seed("http://b.example/1")).unwrap();
@@ -442,8 +424,7 @@ fn retry_after_pauses_the_host_only() {
 
 #[test]
 fn retries_back_off_exponentially_and_give_up() {
-    let (dir, db) = temp_db();
-    let frontier = Frontier::open(&db, dir.path().join("seen"), config(0)).unwrap();
+    let (_dir, frontier) = temp_frontier(config(0));
     frontier.offer(seed("http://a.example/flaky")).unwrap();
 
     let lease = ready_now(&frontier);
@@ -503,8 +484,7 @@ fn retries_back_off_exponentially_and_give_up() {
 
 #[test]
 fn completing_twice_is_an_error() {
-    let (dir, db) = temp_db();
-    let frontier = Frontier::open(&db, dir.path().join("seen"), config(0)).unwrap();
+    let (_dir, frontier) = temp_frontier(config(0));
     frontier.offer(seed("http://a.example/")).unwrap();
     let lease = ready_now(&frontier);
     frontier.complete(lease.clone(), HostOutcome::Done).unwrap();
@@ -597,16 +577,10 @@ fn delayed_retries_survive_a_restart() {
 
 #[test]
 fn idle_hosts_are_pruned_from_memory() {
-    let (dir, db) = temp_db();
-    let frontier = Frontier::open(
-        &db,
-        dir.path().join("seen"),
-        PolitenessConfig {
-            global_concurrency: 10_000,
-            ..config(0)
-        },
-    )
-    .unwrap();
+    let (_dir, frontier) = temp_frontier(PolitenessConfig {
+        global_concurrency: 10_000,
+        ..config(0)
+    });
     let hosts = 1_500;
     frontier
         .offer_all((0..hosts).map(|i| seed(&format!("http://h{i}.example/"))))
