@@ -30,24 +30,10 @@ pub fn corpus_root() -> anyhow::Result<PathBuf> {
     Ok(root)
 }
 
-/// `*.html` / `*.htm` files under `dir`, sorted by path (walkdir order by file name, like
-/// `dedupcrawl dedup`).
+/// `*.html` / `*.htm` files under `dir`, in the order `dedupcrawl dedup` reads them
+/// (an unreadable entry gives an empty list; the benchmark corpus has none).
 pub fn html_files(dir: &Path) -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    for entry in walkdir::WalkDir::new(dir)
-        .sort_by_file_name()
-        .into_iter()
-        .flatten()
-    {
-        let is_html = entry
-            .path()
-            .extension()
-            .is_some_and(|e| e.eq_ignore_ascii_case("html") || e.eq_ignore_ascii_case("htm"));
-        if entry.file_type().is_file() && is_html {
-            files.push(entry.into_path());
-        }
-    }
-    files
+    dedupcrawl_pipeline::html_files(dir).unwrap_or_default()
 }
 
 /// A page loaded into memory.

@@ -75,18 +75,7 @@ fn html_files(root: &Path) -> anyhow::Result<Vec<PathBuf>> {
             root.display()
         );
     }
-    let mut files = Vec::new();
-    for entry in walkdir::WalkDir::new(root).sort_by_file_name() {
-        let entry = entry.with_context(|| format!("cannot walk {}", root.display()))?;
-        let is_html = entry
-            .path()
-            .extension()
-            .is_some_and(|e| e.eq_ignore_ascii_case("html") || e.eq_ignore_ascii_case("htm"));
-        if entry.file_type().is_file() && is_html {
-            files.push(entry.into_path());
-        }
-    }
-    Ok(files)
+    dedupcrawl_pipeline::html_files(root).with_context(|| format!("cannot walk {}", root.display()))
 }
 
 /// Progress bar on stderr (hidden with `--quiet` or when stderr is not a terminal).

@@ -337,3 +337,20 @@ impl DedupStage {
         })
     }
 }
+
+/// The `*.html` / `*.htm` files under `root`, in walk order sorted by file name: the documents
+/// `dedupcrawl dedup PATH` checks, in the order it checks them.
+pub fn html_files(root: &std::path::Path) -> Result<Vec<std::path::PathBuf>, walkdir::Error> {
+    let mut files = Vec::new();
+    for entry in walkdir::WalkDir::new(root).sort_by_file_name() {
+        let entry = entry?;
+        let is_html = entry
+            .path()
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("html") || e.eq_ignore_ascii_case("htm"));
+        if entry.file_type().is_file() && is_html {
+            files.push(entry.into_path());
+        }
+    }
+    Ok(files)
+}
