@@ -27,8 +27,8 @@
 //! are deleted at open.
 //!
 //! Why not a sled tree: uniformly random 16-byte keys touch every page of a tree, and sled 0.34
-//! keeps per-page state in RAM whatever its cache size (1 M keys: 225 MB RSS, 4 M keys: 585 MB,
-//! with a 64 MB cache); big batches over such a tree also made it deadlock once in testing.
+//! keeps per-page state in RAM whatever its cache size (measured once: 1 M keys took 225 MB
+//! RSS and 4 M took 585 MB, with a 64 MB cache); big batches over such a tree also made it deadlock once in testing.
 //! Why hand-written: the keys are already uniform hashes, so the Bloom filter takes its probe
 //! positions from the key bits, and the recent file's length rides in the queue's own sled
 //! transaction; no crate offers that.
