@@ -135,12 +135,12 @@ impl Summary {
             }
             DedupDecision::ExactDuplicate { of, .. } => {
                 self.exact += 1;
-                self.originals_with_duplicates.insert(of.id);
+                self.originals_with_duplicates.insert(of.cluster);
                 ("exact_duplicate", Some(of.name.as_str()), Some(1.0))
             }
             DedupDecision::NearDuplicate { of, similarity } => {
                 self.near += 1;
-                self.originals_with_duplicates.insert(of.id);
+                self.originals_with_duplicates.insert(of.cluster);
                 ("near_duplicate", Some(of.name.as_str()), Some(*similarity))
             }
             DedupDecision::Contained {
@@ -148,7 +148,7 @@ impl Summary {
                 containment,
             } => {
                 self.contained += 1;
-                self.originals_with_duplicates.insert(within.id);
+                self.originals_with_duplicates.insert(within.cluster);
                 ("contained", Some(within.name.as_str()), Some(*containment))
             }
         }

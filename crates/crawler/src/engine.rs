@@ -28,6 +28,8 @@ use crate::crawl_log::{CrawlLog, Decision, LogLine};
 use crate::error::CrawlError;
 use crate::report::CrawlReport;
 
+/// The dedup index's document log, inside `state/` next to the sled files it commits with.
+const INDEX_DOCUMENT_LOG: &str = "dedup-documents.log";
 /// Sled tree: canonical URL → [`ArchivedRecord`] of the WARC record written for it.
 const TREE_ARCHIVED: &str = "crawl_archived";
 /// Sled tree: canonical URL → empty, URLs with a crawl-log line from an earlier run.
@@ -198,7 +200,7 @@ impl Engine {
         let dedup_settings = config.index_dedup_settings(&sites);
         let index = SledDedupIndex::open_in(
             db.clone(),
-            &paths.state.display().to_string(),
+            &paths.state.join(INDEX_DOCUMENT_LOG),
             dedup_settings.index_config(),
         )?;
         let stage = DedupStage::new(Arc::new(index), dedup_settings);

@@ -22,9 +22,28 @@ pub struct StoredDocument {
     pub signature: Option<MinHashSignature>,
     pub mod_sample: Option<ModSample>,
     pub small_shingles: Option<Vec<u32>>,
+    /// For a near duplicate or contained page kept as a cluster member: the decision it got.
+    /// `None` for an original.
+    pub link: Option<DocumentLink>,
 }
 
-const RECORD_VERSION: u8 = 3;
+/// How a cluster member was linked when it was checked (and is answered again when the same
+/// document comes back, as on a resumed crawl or a second `dedup` run).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DocumentLink {
+    /// `true` for a page contained in `to`, `false` for a near duplicate of it.
+    pub contained: bool,
+    /// The most similar earlier document (an original or another member).
+    pub to: DocumentId,
+    /// The original at the root of the chain.
+    pub cluster: DocumentId,
+    /// Estimated resemblance (or containment) with `to`.
+    pub similarity: f64,
+}
+
+const RECORD_VERSION: u8 = 4;
+/// Version 3: as 4 without the `member_of` field.
+const RECORD_VERSION_NO_MEMBERS: u8 = 3;
 /// Version 2 stored 32-bit signature values and 64-bit sample values.
 const RECORD_VERSION_32_BIT_SIGNATURES: u8 = 2;
 /// Bits kept per signature value.
@@ -77,6 +96,15 @@ impl StoredDocument {
         for v in small {
             out.extend_from_slice(&v.to_le_bytes());
         }
+        match self.link {
+            Some(link) => {
+                out.push(if link.contained { 2 } else { 1 });
+                out.extend_from_slice(&link.to.to_le_bytes());
+                out.extend_from_slice(&link.cluster.to_le_bytes());
+                out.extend_from_slice(&link.similarity.to_le_bytes());
+            }
+            None => out.push(0),
+        }
         out
     }
 
@@ -87,7 +115,13 @@ impl StoredDocument {
         };
         let mut reader = Reader { bytes, at: 0 };
         let version = reader.take(1).ok_or_else(|| corrupt("empty"))?[0];
-        if version != RECORD_VERSION && version != RECORD_VERSION_32_BIT_SIGNATURES {
+        if ![
+            RECORD_VERSION,
+            RECORD_VERSION_NO_MEMBERS,
+            RECORD_VERSION_32_BIT_SIGNATURES,
+        ]
+        .contains(&version)
+        {
             return Err(corrupt(&format!("record version {version}")));
         }
         let name = reader.string().ok_or_else(|| corrupt("name"))?;
@@ -158,6 +192,22 @@ impl StoredDocument {
             }
             Some(set)
         };
+        let link = if version == RECORD_VERSION {
+            match reader.take(1).ok_or_else(|| corrupt("link kind"))?[0] {
+                0 => None,
+                kind => Some(DocumentLink {
+                    contained: kind == 2,
+                    to: reader.u32().ok_or_else(|| corrupt("link target"))?,
+                    cluster: reader.u32().ok_or_else(|| corrupt("link cluster"))?,
+                    similarity: reader
+                        .u64()
+                        .map(f64::from_bits)
+                        .ok_or_else(|| corrupt("link similarity"))?,
+                }),
+            }
+        } else {
+            None
+        };
         Ok(StoredDocument {
             id,
             name,
@@ -167,6 +217,7 @@ impl StoredDocument {
             signature,
             mod_sample,
             small_shingles,
+            link,
         })
     }
 }
@@ -215,6 +266,12 @@ mod tests {
                 values: vec![4, 8, 16],
             }),
             small_shingles: Some(vec![1, 5, 9]),
+            link: Some(DocumentLink {
+                contained: true,
+                to: 3,
+                cluster: 1,
+                similarity: 0.8125,
+            }),
         };
         let bytes = doc.encode();
         assert_eq!(StoredDocument::decode(9, &bytes).unwrap(), doc);
@@ -232,6 +289,7 @@ mod tests {
             signature: Some(MinHashSignature(vec![0x0001_0002, 0xFFFF_0003])),
             mod_sample: None,
             small_shingles: None,
+            link: None,
         };
         // The version 2 layout: as version 3 but 4 bytes a signature value.
         let mut bytes = vec![RECORD_VERSION_32_BIT_SIGNATURES];

@@ -1,37 +1,53 @@
-//! The embedded backend: one sled tree, one atomic batch per inserted document.
+//! The embedded backend: a document log for the records, a sled tree for the rest.
 //!
-//! Keys (first byte is the record kind):
-//! * `M` + name → meta (format version, signature settings, next id)
-//! * `D` + id (u32 BE) → [`StoredDocument`] record (signature included)
-//! * `P` + SHA-1 (20 B) → id;  `T` + token digest (16 B) → id
-//! * `H` + host hash (u64) + block fingerprint (u64) → count (u32)   template learning
+//! * The [`DocumentLog`] (`documents.log` next to the sled files, or the path the crawl gives)
+//!   holds every document's record: signature, MOD_m sample, small shingle set, name, digests,
+//!   and for a cluster member the decision it got.
+//! * The sled tree holds (first byte of the key is the kind):
+//!   * `M` + name → meta: format version, signature settings, and `Mlog_length`, the log's
+//!     committed length, written in the same batch as each group of documents;
+//!   * `H` + host hash (u64) + block fingerprint (u64) → count (u32): template learning.
+//! * In memory, rebuilt from the log when the index opens: the LSH band buckets, the
+//!   containment postings and the exact-digest maps (64 bits of the payload SHA-1 and of the
+//!   token digest → id; a hit is verified against the full digest in the record). That is
+//!   about 8 bytes per band and per posting and 2 × 16 bytes of digests per document (1M
+//!   documents: ≈ 300 MB), keeps the disk format independent of the threshold, and makes
+//!   every lookup a hash probe instead of a B-tree read.
 //!
-//! LSH band buckets and containment postings are *not* stored: they are rebuilt in memory from
-//! the signatures and MOD_m samples when the index opens (≈ 8 bytes per band and per posting
-//! per document: 1M documents × (16 bands + 16 postings) ≈ 300 MB), which keeps the disk format
-//! independent of the threshold and makes every lookup a hash probe instead of a B-tree read.
-//! Containment postings are each document's [`POSTED_SAMPLES`] most divisible sampled shingles:
-//! those are the ones every document containing it samples too (a value 0 mod 2^j is in the
-//! sample of every document whose modulus divides 2^j). Only the signature settings (k, shingle size, MinHash flavour) are
-//! fixed for the life of an index.
+//! Containment postings are each document's [`POSTED_SAMPLES`] most divisible sampled
+//! shingles: those are the ones every document containing it samples too (a value 0 mod 2^j
+//! is in the sample of every document whose modulus divides 2^j). Only the signature settings
+//! (k, shingle size, MinHash flavour) are fixed for the life of an index.
+//!
+//! Near duplicates and contained pages are indexed too, as *members* of a cluster: their
+//! records and LSH buckets (no postings, no block counts), so a later page is linked to the
+//! most similar earlier page, original or member (see `find_near`).
+//!
+//! Format 2 indexes (records as sled keys `D` + id, digests as `P`/`T` keys) are moved into
+//! the log when they are opened.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use dedupcrawl_sketch::{MinHashSignature, ModSample};
 use rustc_hash::{FxHashMap, FxHashSet};
 use xxhash_rust::xxh3::xxh3_64;
 
-use crate::record::{DocumentId, SAMPLE_BITS, SIGNATURE_BITS, StoredDocument};
+use crate::document_log::DocumentLog;
+use crate::record::{DocumentId, DocumentLink, SAMPLE_BITS, SIGNATURE_BITS, StoredDocument};
 use crate::{
     DedupDecision, DedupIndex, DocumentFingerprint, DocumentRef, ExactBasis, IndexConfig,
     IndexError, IndexStats,
 };
 
-const FORMAT_VERSION: &str = "dedupcrawl-index/2";
+const FORMAT_VERSION: &str = "dedupcrawl-index/3";
+/// Records in sled (`D` + id), digests as `P`/`T` keys: moved into the log on open.
+const FORMAT_VERSION_SLED_RECORDS: &str = "dedupcrawl-index/2";
 const META_FORMAT: &[u8] = b"Mformat";
 const META_SIGNATURE: &[u8] = b"Msignature";
-const META_NEXT_ID: &[u8] = b"Mnext_id";
+const META_LOG_LENGTH: &[u8] = b"Mlog_length";
+/// Format 2: the id after a removed highest document.
+const LEGACY_META_NEXT_ID: &[u8] = b"Mnext_id";
 /// Candidates verified per document at most (a bucket this crowded is one big cluster).
 const MAX_CANDIDATES: usize = 256;
 /// Members kept per LSH bucket.
@@ -45,26 +61,8 @@ const MAX_POSTINGS_PER_SAMPLE: usize = 256;
 const BLOCK_COUNT_CAP: u32 = 1_000_000;
 /// The block-count key with this fingerprint counts the host's new documents.
 const HOST_DOCUMENTS: u64 = 0;
-
-fn doc_key(id: DocumentId) -> [u8; 5] {
-    let mut key = [b'D'; 5];
-    key[1..].copy_from_slice(&id.to_be_bytes());
-    key
-}
-
-fn payload_key(doc: &DocumentFingerprint) -> Vec<u8> {
-    let mut key = Vec::with_capacity(21);
-    key.push(b'P');
-    key.extend_from_slice(&doc.payload.0);
-    key
-}
-
-fn tokens_key(digest: u128) -> Vec<u8> {
-    let mut key = Vec::with_capacity(17);
-    key.push(b'T');
-    key.extend_from_slice(&digest.to_be_bytes());
-    key
-}
+/// The log's file name in an index directory of its own.
+pub const DOCUMENT_LOG_FILE: &str = "documents.log";
 
 fn block_key(host: &str, fingerprint: u64) -> [u8; 17] {
     let mut key = [b'H'; 17];
@@ -83,6 +81,17 @@ fn read_id(bytes: &[u8]) -> Option<DocumentId> {
     Some(DocumentId::from_be_bytes(bytes.try_into().ok()?))
 }
 
+/// The exact-digest map keys: 64 bits of each digest.
+fn payload_digest_key(payload: &dedupcrawl_sketch::PayloadDigest) -> u64 {
+    let mut first = [0u8; 8];
+    first.copy_from_slice(&payload.0[..8]);
+    u64::from_le_bytes(first)
+}
+
+fn token_digest_key(tokens: &dedupcrawl_sketch::TokenDigest) -> u64 {
+    tokens.0 as u64
+}
+
 /// In-memory LSH buckets: per band, bucket key (32 bits of the band hash) → first member;
 /// further members of the same bucket in `overflow`. 32-bit keys halve the memory; a chance
 /// collision only adds a candidate, and every candidate is verified.
@@ -92,8 +101,9 @@ struct BandTables {
     overflow: FxHashMap<u64, Vec<DocumentId>>,
     /// Containment postings: sampled shingle → documents.
     postings: FxHashMap<u64, Vec<DocumentId>>,
-    next_id: DocumentId,
     documents: u64,
+    /// Near duplicates and contained pages indexed as cluster members.
+    members: u64,
 }
 
 /// The sampled shingles of a MOD_m sample that are posted and probed: the most divisible ones.
@@ -232,25 +242,83 @@ pub struct SledDedupIndex {
     tree: sled::Tree,
     config: IndexConfig,
     path: String,
-    tables: Mutex<BandTables>,
-    pending: Mutex<PendingWrites>,
+    state: Mutex<IndexState>,
     /// Documents per group commit: [`GROUP_COMMIT_DOCUMENTS`] for an index in its own
     /// directory, 1 inside a shared database (see [`SledDedupIndex::open_in`]).
     group_commit: usize,
 }
 
-/// Documents whose writes are grouped into one sled batch. One batch per document costs
-/// sled a log reservation and its flusher a wake-up each time; grouping keeps the contract
-/// ("durable after a reported insert and a flush") and every document stays atomic (a crash
-/// loses whole documents of the group not yet flushed, never part of one).
+/// Documents whose writes are grouped into one log write and one sled batch. One batch per
+/// document costs sled a log reservation and its flusher a wake-up each time; grouping keeps
+/// the contract ("durable after a reported insert and a flush") and every document stays
+/// atomic (a crash loses whole documents of the group not yet committed, never part of one).
 const GROUP_COMMIT_DOCUMENTS: usize = 256;
 
-/// Writes staged for the next group commit, visible to every read meanwhile.
-#[derive(Default)]
-struct PendingWrites {
-    values: FxHashMap<Vec<u8>, Option<Vec<u8>>>,
+/// Everything a check reads and writes, behind one lock: a check-and-insert is atomic.
+struct IndexState {
+    tables: BandTables,
+    /// 64 bits of the payload SHA-1 → id (originals and members).
+    payloads: FxHashMap<u64, DocumentId>,
+    /// 64 bits of the token digest → id.
+    token_digests: FxHashMap<u64, DocumentId>,
+    log: DocumentLog,
+    next_id: DocumentId,
+    /// sled writes staged for the next group commit, visible to every read meanwhile.
+    staged: FxHashMap<Vec<u8>, Vec<u8>>,
     batch: sled::Batch,
-    documents: usize,
+    staged_documents: usize,
+}
+
+impl IndexState {
+    /// Adds a stored document to the in-memory structures.
+    fn learn(&mut self, config: &IndexConfig, document: &StoredDocument) {
+        if let Some(signature) = &document.signature {
+            self.tables
+                .insert(&config.lsh.band_keys(signature), document.id);
+        }
+        self.payloads
+            .entry(payload_digest_key(&document.payload))
+            .or_insert(document.id);
+        if let Some(tokens) = &document.tokens {
+            self.token_digests
+                .entry(token_digest_key(tokens))
+                .or_insert(document.id);
+        }
+        if document.link.is_some() {
+            self.tables.members += 1;
+        } else {
+            if let Some(sample) = &document.mod_sample {
+                self.tables.post(sample, document.id);
+            }
+            self.tables.documents += 1;
+        }
+    }
+
+    /// Takes a stored document out of the in-memory structures.
+    fn forget(&mut self, config: &IndexConfig, document: &StoredDocument) {
+        if let Some(signature) = &document.signature {
+            self.tables
+                .remove(&config.lsh.band_keys(signature), document.id);
+        }
+        let payload = payload_digest_key(&document.payload);
+        if self.payloads.get(&payload) == Some(&document.id) {
+            self.payloads.remove(&payload);
+        }
+        if let Some(tokens) = &document.tokens {
+            let key = token_digest_key(tokens);
+            if self.token_digests.get(&key) == Some(&document.id) {
+                self.token_digests.remove(&key);
+            }
+        }
+        if document.link.is_some() {
+            self.tables.members = self.tables.members.saturating_sub(1);
+        } else {
+            if let Some(sample) = &document.mod_sample {
+                self.tables.unpost(sample, document.id);
+            }
+            self.tables.documents = self.tables.documents.saturating_sub(1);
+        }
+    }
 }
 
 impl std::fmt::Debug for SledDedupIndex {
@@ -263,62 +331,107 @@ impl std::fmt::Debug for SledDedupIndex {
 }
 
 impl SledDedupIndex {
-    /// Opens (or creates) an index in its own directory.
+    /// Opens (or creates) an index in its own directory: the sled files and
+    /// [`DOCUMENT_LOG_FILE`].
     pub fn open(path: &Path, config: IndexConfig) -> Result<Self, IndexError> {
         let db = open_sled_waiting_for_lock(path)?;
-        let mut index = Self::open_in(db, &path.display().to_string(), config)?;
+        let mut index = Self::open_in(db, &path.join(DOCUMENT_LOG_FILE), config)?;
+        index.path = path.display().to_string();
         index.group_commit = GROUP_COMMIT_DOCUMENTS;
         Ok(index)
     }
 
     /// Opens the index inside an existing sled database (the crawl's `state/`), as the tree
-    /// `dedup_index`. Each document's writes are applied at once (no group commit): the owner
-    /// of a shared database relies on sled's own periodic flush to make every insert durable
-    /// (the crawler's resume reconciles the rest from its WARC files).
-    pub fn open_in(db: sled::Db, path: &str, config: IndexConfig) -> Result<Self, IndexError> {
+    /// `dedup_index`, with its document log at `log_path`. Each document is committed at once
+    /// (no group commit): the owner of a shared database relies on sled's own periodic flush
+    /// to make every insert durable (the crawler's resume reconciles the rest from its WARC
+    /// files).
+    pub fn open_in(db: sled::Db, log_path: &Path, config: IndexConfig) -> Result<Self, IndexError> {
+        let path = log_path.display().to_string();
         let tree = db.open_tree("dedup_index")?;
         let signature_settings = format!(
             "k={} w={} minhash=oph-densified-v1",
             config.num_hashes, config.shingle_size
         );
-        match tree.get(META_FORMAT)? {
-            Some(found) if found.as_ref() != FORMAT_VERSION.as_bytes() => {
-                return Err(IndexError::IncompatibleFormat {
-                    path: path.to_string(),
-                    found: String::from_utf8_lossy(&found).into_owned(),
-                    expected: FORMAT_VERSION.to_string(),
-                });
-            }
-            Some(_) => {
+        let format = tree
+            .get(META_FORMAT)?
+            .map(|v| String::from_utf8_lossy(&v).into_owned());
+        match format.as_deref() {
+            Some(FORMAT_VERSION) | Some(FORMAT_VERSION_SLED_RECORDS) => {
                 let stored = tree
                     .get(META_SIGNATURE)?
                     .map(|v| String::from_utf8_lossy(&v).into_owned())
                     .unwrap_or_default();
                 if stored != signature_settings {
                     return Err(IndexError::ParameterMismatch {
-                        path: path.to_string(),
+                        path,
                         stored,
                         requested: signature_settings,
                     });
                 }
             }
+            Some(found) => {
+                return Err(IndexError::IncompatibleFormat {
+                    path,
+                    found: found.to_string(),
+                    expected: FORMAT_VERSION.to_string(),
+                });
+            }
             None => {
                 let mut batch = sled::Batch::default();
                 batch.insert(META_FORMAT, FORMAT_VERSION.as_bytes());
                 batch.insert(META_SIGNATURE, signature_settings.as_bytes());
+                batch.insert(META_LOG_LENGTH, &0u64.to_le_bytes());
                 tree.apply_batch(batch)?;
             }
         }
-        let mut tables = BandTables::new(config.lsh.bands);
-        // The next id follows the highest stored document (or a removed one recorded in
-        // `Mnext_id`): derived, so inserts need not rewrite a counter key every time.
-        tables.next_id = match tree.get(META_NEXT_ID)? {
-            Some(v) => read_id(&v).ok_or_else(|| IndexError::CorruptRecord {
-                key: "next_id".into(),
-                reason: "not a u32".into(),
-            })?,
-            None => 0,
+        let committed = match tree.get(META_LOG_LENGTH)? {
+            Some(v) => Some(u64::from_le_bytes(v.as_ref().try_into().map_err(|_| {
+                IndexError::CorruptRecord {
+                    key: "log_length".into(),
+                    reason: "not a u64".into(),
+                }
+            })?)),
+            // Format 2 had no log: whatever a log file holds was never committed.
+            None => Some(0),
         };
+        let (mut log, mut documents) = DocumentLog::open(log_path, committed)?;
+        if format.as_deref() == Some(FORMAT_VERSION_SLED_RECORDS) {
+            documents = Self::move_sled_records_into_log(&tree, &mut log)?;
+        }
+        let mut state = IndexState {
+            tables: BandTables::new(config.lsh.bands),
+            payloads: FxHashMap::default(),
+            token_digests: FxHashMap::default(),
+            next_id: log.id_bound(),
+            log,
+            staged: FxHashMap::default(),
+            batch: sled::Batch::default(),
+            staged_documents: 0,
+        };
+        for document in &documents {
+            state.learn(&config, document);
+        }
+        Ok(SledDedupIndex {
+            db,
+            tree,
+            config,
+            path,
+            state: Mutex::new(state),
+            group_commit: 1,
+        })
+    }
+
+    /// Format 2 → 3: appends the `D` records to the log (in id order; a removed highest id
+    /// becomes a tombstone so it is never handed out again), syncs it, then one batch drops
+    /// the `D`/`P`/`T` keys and records the log's length. A crash before that batch leaves a
+    /// format 2 index and an uncommitted log, and the move starts over.
+    fn move_sled_records_into_log(
+        tree: &sled::Tree,
+        log: &mut DocumentLog,
+    ) -> Result<Vec<StoredDocument>, IndexError> {
+        let mut documents = Vec::new();
+        let mut batch = sled::Batch::default();
         for entry in tree.scan_prefix(b"D") {
             let (key, value) = entry?;
             let id = read_id(&key[1..]).ok_or_else(|| IndexError::CorruptRecord {
@@ -326,131 +439,180 @@ impl SledDedupIndex {
                 reason: "bad document key".into(),
             })?;
             let document = StoredDocument::decode(id, &value)?;
-            if let Some(signature) = &document.signature {
-                tables.insert(&config.lsh.band_keys(signature), id);
-            }
-            if let Some(sample) = &document.mod_sample {
-                tables.post(sample, id);
-            }
-            tables.documents += 1;
-            tables.next_id = tables.next_id.max(id.saturating_add(1));
+            log.append(&document)?;
+            documents.push(document);
+            batch.remove(key);
         }
-        Ok(SledDedupIndex {
-            db,
-            tree,
-            config,
-            path: path.to_string(),
-            tables: Mutex::new(tables),
-            pending: Mutex::new(PendingWrites::default()),
-            group_commit: 1,
-        })
+        if let Some(next) = tree.get(LEGACY_META_NEXT_ID)?.as_deref().and_then(read_id)
+            && next > log.id_bound()
+        {
+            log.remove(next - 1)?;
+        }
+        log.sync()?;
+        for prefix in [b"P", b"T"] {
+            for entry in tree.scan_prefix(prefix) {
+                batch.remove(entry?.0);
+            }
+        }
+        batch.remove(LEGACY_META_NEXT_ID);
+        batch.insert(META_FORMAT, FORMAT_VERSION.as_bytes());
+        batch.insert(META_LOG_LENGTH, &log.end().to_le_bytes());
+        tree.apply_batch(batch)?;
+        tracing::info!(
+            documents = documents.len(),
+            log = %log.path().display(),
+            "moved the index's records from sled into its document log (format 2 → 3)"
+        );
+        Ok(documents)
     }
 
     pub fn config(&self) -> &IndexConfig {
         &self.config
     }
 
-    /// Every stored document, in id order (for reports and exports).
+    /// Where the document log lives.
+    pub fn log_path(&self) -> PathBuf {
+        self.lock().log.path().to_path_buf()
+    }
+
+    /// Every stored document (originals and members), in id order (for reports and exports).
     pub fn documents(&self) -> impl Iterator<Item = Result<StoredDocument, IndexError>> + '_ {
-        let committed = {
-            let mut pending = self.pending();
-            self.commit(&mut pending)
-        };
-        let failure = committed.err().map(Err).into_iter();
-        failure.chain(self.tree.scan_prefix(b"D").map(|entry| {
-            let (key, value) = entry?;
-            let id = read_id(&key[1..]).ok_or_else(|| IndexError::CorruptRecord {
-                key: format!("{key:?}"),
-                reason: "bad document key".into(),
-            })?;
-            StoredDocument::decode(id, &value)
-        }))
+        let state = self.lock();
+        let documents: Vec<Result<StoredDocument, IndexError>> = (0..state.log.id_bound())
+            .filter_map(|id| state.log.read(id).transpose())
+            .collect();
+        documents.into_iter()
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, BandTables> {
-        // A panic while holding the lock leaves the tables consistent with the store at the
-        // last applied batch, so a poisoned lock is safe to reuse.
-        self.tables.lock().unwrap_or_else(|e| e.into_inner())
+    fn lock(&self) -> std::sync::MutexGuard<'_, IndexState> {
+        // A panic while holding the lock leaves the state consistent with the store at the
+        // last commit, so a poisoned lock is safe to reuse.
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn pending(&self) -> std::sync::MutexGuard<'_, PendingWrites> {
-        self.pending.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// A key's value: staged writes first, then the tree.
-    fn read(&self, key: &[u8]) -> Result<Option<Vec<u8>>, IndexError> {
-        if let Some(value) = self.pending().values.get(key) {
-            return Ok(value.clone());
+    /// A sled key's value: staged writes first, then the tree.
+    fn read(&self, state: &IndexState, key: &[u8]) -> Result<Option<Vec<u8>>, IndexError> {
+        if let Some(value) = state.staged.get(key) {
+            return Ok(Some(value.clone()));
         }
         Ok(self.tree.get(key)?.map(|v| v.to_vec()))
     }
 
-    /// Stages one document's writes (all at once, so a commit never splits a document).
-    fn stage(&self, writes: Vec<(Vec<u8>, Option<Vec<u8>>)>) -> Result<(), IndexError> {
-        let mut pending = self.pending();
+    /// Ends one document's writes (its log frames are already appended); commits the group
+    /// when it is full.
+    fn stage(
+        &self,
+        state: &mut IndexState,
+        writes: Vec<(Vec<u8>, Vec<u8>)>,
+    ) -> Result<(), IndexError> {
         for (key, value) in writes {
-            match &value {
-                Some(bytes) => pending.batch.insert(key.clone(), bytes.clone()),
-                None => pending.batch.remove(key.clone()),
-            }
-            pending.values.insert(key, value);
+            state.batch.insert(key.clone(), value.clone());
+            state.staged.insert(key, value);
         }
-        pending.documents += 1;
-        if pending.documents >= self.group_commit {
-            self.commit(&mut pending)?;
+        state.staged_documents += 1;
+        if state.staged_documents >= self.group_commit {
+            self.commit(state)?;
         }
         Ok(())
     }
 
-    fn commit(&self, pending: &mut PendingWrites) -> Result<(), IndexError> {
-        if pending.values.is_empty() {
+    /// Writes the log's new frames, then one sled batch with the staged writes and the log's
+    /// new length: the batch is the commit point.
+    fn commit(&self, state: &mut IndexState) -> Result<(), IndexError> {
+        if state.staged_documents == 0 {
             return Ok(());
         }
-        self.tree.apply_batch(std::mem::take(&mut pending.batch))?;
-        pending.values.clear();
-        pending.documents = 0;
+        state.log.write()?;
+        let mut batch = std::mem::take(&mut state.batch);
+        batch.insert(META_LOG_LENGTH, &state.log.end().to_le_bytes());
+        self.tree.apply_batch(batch)?;
+        state.staged.clear();
+        state.staged_documents = 0;
         Ok(())
     }
 
-    fn reference(&self, id: DocumentId) -> Result<DocumentRef, IndexError> {
-        let name = self
-            .document(id)?
-            .map(|d| d.name)
-            .unwrap_or_else(|| format!("#{id}"));
-        Ok(DocumentRef { id, name })
+    fn reference(&self, state: &IndexState, id: DocumentId) -> Result<DocumentRef, IndexError> {
+        Ok(match state.log.read(id)? {
+            Some(document) => DocumentRef {
+                id,
+                cluster: document.link.map_or(id, |link| link.cluster),
+                name: document.name,
+            },
+            None => DocumentRef {
+                id,
+                name: format!("#{id}"),
+                cluster: id,
+            },
+        })
     }
 
-    fn find_exact(&self, doc: &DocumentFingerprint) -> Result<Option<DedupDecision>, IndexError> {
-        if let Some(id) = self.read(&payload_key(doc))?.as_deref().and_then(read_id) {
-            return Ok(Some(DedupDecision::ExactDuplicate {
-                of: self.reference(id)?,
-                basis: ExactBasis::Payload,
-            }));
-        }
-        if let Some(digest) = doc.tokens
-            && let Some(id) = self
-                .read(&tokens_key(digest.0))?
-                .as_deref()
-                .and_then(read_id)
+    fn find_exact(
+        &self,
+        state: &IndexState,
+        doc: &DocumentFingerprint,
+    ) -> Result<Option<DedupDecision>, IndexError> {
+        let mut found: Option<(StoredDocument, ExactBasis)> = None;
+        if let Some(&id) = state.payloads.get(&payload_digest_key(&doc.payload))
+            && let Some(stored) = state.log.read(id)?
+            && stored.payload == doc.payload
         {
-            return Ok(Some(DedupDecision::ExactDuplicate {
-                of: self.reference(id)?,
-                basis: ExactBasis::NormalizedText,
+            found = Some((stored, ExactBasis::Payload));
+        }
+        if found.is_none()
+            && let Some(tokens) = &doc.tokens
+            && let Some(&id) = state.token_digests.get(&token_digest_key(tokens))
+            && let Some(stored) = state.log.read(id)?
+            && stored.tokens == doc.tokens
+        {
+            found = Some((stored, ExactBasis::NormalizedText));
+        }
+        let Some((stored, basis)) = found else {
+            return Ok(None);
+        };
+        // The same document again (a resumed crawl, a second run) gets the answer it got the
+        // first time; an original's own record stays "exact duplicate of itself" (the crawler
+        // reads that as "indexed before its decision was logged").
+        if stored.name == doc.name
+            && let Some(link) = stored.link
+        {
+            let to = self.reference(state, link.to)?;
+            return Ok(Some(if link.contained {
+                DedupDecision::Contained {
+                    within: to,
+                    containment: link.similarity,
+                }
+            } else {
+                DedupDecision::NearDuplicate {
+                    of: to,
+                    similarity: link.similarity,
+                }
             }));
         }
-        Ok(None)
+        Ok(Some(DedupDecision::ExactDuplicate {
+            of: DocumentRef {
+                id: stored.id,
+                cluster: stored.link.map_or(stored.id, |link| link.cluster),
+                name: stored.name,
+            },
+            basis,
+        }))
     }
 
+    /// The most similar indexed document at or above the threshold. Near duplicates and
+    /// contained pages are indexed too (as cluster members), so a page is linked to the closest
+    /// earlier page, not only to the first page of its cluster: a cluster is a tree, and two
+    /// very similar pages never end up in two clusters only because each was first compared
+    /// with a different, less similar original.
     fn find_near(
         &self,
-        tables: &BandTables,
+        state: &IndexState,
         doc: &DocumentFingerprint,
         signature: &MinHashSignature,
         band_keys: &[u64],
     ) -> Result<Option<DedupDecision>, IndexError> {
         let mut best: Option<(DocumentId, f64)> = None;
-        for candidate in tables.candidates(band_keys) {
-            let Some(stored) = self.document(candidate)? else {
+        for candidate in state.tables.candidates(band_keys) {
+            let Some(stored) = state.log.read(candidate)? else {
                 continue;
             };
             let Some(candidate_signature) = stored.signature else {
@@ -466,7 +628,7 @@ impl SledDedupIndex {
         }
         match best {
             Some((id, similarity)) => Ok(Some(DedupDecision::NearDuplicate {
-                of: self.reference(id)?,
+                of: self.reference(state, id)?,
                 similarity,
             })),
             None => Ok(None),
@@ -478,7 +640,7 @@ impl SledDedupIndex {
     #[allow(clippy::type_complexity)]
     fn find_containment(
         &self,
-        tables: &BandTables,
+        state: &IndexState,
         sample: &ModSample,
     ) -> Result<(Option<(DocumentRef, f64)>, Option<(DocumentRef, f64)>), IndexError> {
         if sample.values.len() < self.config.containment_min_samples {
@@ -486,7 +648,7 @@ impl SledDedupIndex {
         }
         let mut hits: FxHashMap<DocumentId, usize> = FxHashMap::default();
         for value in posted_samples(sample) {
-            for &id in tables.postings.get(&value).into_iter().flatten() {
+            for &id in state.tables.postings.get(&value).into_iter().flatten() {
                 *hits.entry(id).or_default() += 1;
             }
         }
@@ -497,7 +659,7 @@ impl SledDedupIndex {
             (None, None);
         let min = self.config.containment_min_samples;
         for (id, _) in ranked {
-            let Some(other) = self.document(id)?.and_then(|d| d.mod_sample) else {
+            let Some(other) = state.log.read(id)?.and_then(|d| d.mod_sample) else {
                 continue;
             };
             let modulus = sample.modulus.max(other.modulus);
@@ -517,10 +679,40 @@ impl SledDedupIndex {
         }
         let resolve = |found: Option<(DocumentId, f64)>| -> Result<_, IndexError> {
             found
-                .map(|(id, c)| Ok((self.reference(id)?, c)))
+                .map(|(id, c)| Ok((self.reference(state, id)?, c)))
                 .transpose()
         };
         Ok((resolve(inside)?, resolve(around)?))
+    }
+
+    /// Records a near duplicate or contained page as a member of the cluster of `link.to`:
+    /// its record (signature, small shingle set, the decision it got) under the next id, its
+    /// exact digests (an exact copy of it is an exact duplicate of it) and its LSH buckets. No
+    /// containment postings and no block counts: those describe originals.
+    fn insert_member(
+        &self,
+        state: &mut IndexState,
+        doc: &DocumentFingerprint,
+        signature: &MinHashSignature,
+        link: DocumentLink,
+    ) -> Result<(), IndexError> {
+        let id = state.next_id;
+        let next = id.checked_add(1).ok_or(IndexError::Full)?;
+        let record = StoredDocument {
+            id,
+            name: doc.name.clone(),
+            host: doc.host.clone(),
+            payload: doc.payload,
+            tokens: doc.tokens,
+            signature: Some(signature.clone()),
+            mod_sample: None,
+            small_shingles: doc.small_shingles.clone(),
+            link: Some(link),
+        };
+        state.log.append(&record)?;
+        state.next_id = next;
+        state.learn(&self.config, &record);
+        self.stage(state, Vec::new())
     }
 
     fn check(&self, doc: &DocumentFingerprint, insert: bool) -> Result<DedupDecision, IndexError> {
@@ -532,22 +724,41 @@ impl SledDedupIndex {
             .as_ref()
             .map(|s| self.config.lsh.band_keys(s))
             .unwrap_or_default();
-        let mut tables = self.lock();
-        if let Some(decision) = self.find_exact(doc)? {
+        let mut guard = self.lock();
+        let state = &mut *guard;
+        if let Some(decision) = self.find_exact(state, doc)? {
             return Ok(decision);
         }
         if let Some(signature) = &signature
-            && let Some(decision) = self.find_near(&tables, doc, signature, &band_keys)?
+            && let Some(decision) = self.find_near(state, doc, signature, &band_keys)?
         {
+            if insert && let DedupDecision::NearDuplicate { of, similarity } = &decision {
+                let link = DocumentLink {
+                    contained: false,
+                    to: of.id,
+                    cluster: of.cluster,
+                    similarity: *similarity,
+                };
+                self.insert_member(state, doc, signature, link)?;
+            }
             return Ok(decision);
         }
         let (inside, around) = match &sample {
-            Some(sample) => self.find_containment(&tables, sample)?,
+            Some(sample) => self.find_containment(state, sample)?,
             None => (None, None),
         };
         // A page that is (almost) exactly another one is near-duplicate, handled above; a
         // page inside a larger one adds nothing new.
         if let Some((within, containment)) = inside {
+            if insert && let Some(signature) = &signature {
+                let link = DocumentLink {
+                    contained: true,
+                    to: within.id,
+                    cluster: within.cluster,
+                    similarity: containment,
+                };
+                self.insert_member(state, doc, signature, link)?;
+            }
             return Ok(DedupDecision::Contained {
                 within,
                 containment,
@@ -559,7 +770,7 @@ impl SledDedupIndex {
                 contains: around,
             });
         }
-        let id = tables.next_id;
+        let id = state.next_id;
         let next = id.checked_add(1).ok_or(IndexError::Full)?;
         let record = StoredDocument {
             id,
@@ -568,42 +779,30 @@ impl SledDedupIndex {
             payload: doc.payload,
             tokens: doc.tokens,
             signature,
-            mod_sample: sample.clone(),
+            mod_sample: sample,
             small_shingles: doc.small_shingles.clone(),
+            link: None,
         };
-        let id_bytes = id.to_be_bytes().to_vec();
-        let mut writes = vec![
-            (doc_key(id).to_vec(), Some(record.encode())),
-            (payload_key(doc), Some(id_bytes.clone())),
-        ];
-        if let Some(digest) = doc.tokens {
-            writes.push((tokens_key(digest.0), Some(id_bytes)));
-        }
-        let host_counter = std::iter::once(HOST_DOCUMENTS);
         let mut fingerprints: Vec<u64> = doc
             .block_fingerprints
             .iter()
             .copied()
-            .chain(host_counter)
+            .chain(std::iter::once(HOST_DOCUMENTS))
             .collect();
         fingerprints.sort_unstable();
         fingerprints.dedup();
+        let mut writes = Vec::with_capacity(fingerprints.len());
         for fingerprint in fingerprints {
             let key = block_key(&doc.host, fingerprint);
-            let count = read_count(self.read(&key)?);
+            let count = read_count(self.read(state, &key)?);
             if count < BLOCK_COUNT_CAP {
-                writes.push((key.to_vec(), Some((count + 1).to_le_bytes().to_vec())));
+                writes.push((key.to_vec(), (count + 1).to_le_bytes().to_vec()));
             }
         }
-        self.stage(writes)?;
-        tables.next_id = next;
-        tables.documents += 1;
-        if !band_keys.is_empty() {
-            tables.insert(&band_keys, id);
-        }
-        if let Some(sample) = &sample {
-            tables.post(sample, id);
-        }
+        state.log.append(&record)?;
+        state.next_id = next;
+        state.learn(&self.config, &record);
+        self.stage(state, writes)?;
         Ok(DedupDecision::New {
             id: Some(id),
             contains: around,
@@ -615,8 +814,8 @@ impl Drop for SledDedupIndex {
     fn drop(&mut self) {
         // A clean shutdown keeps everything staged; errors here have nowhere to go (callers
         // that need to know call `flush`).
-        let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
-        let _ = self.commit(&mut pending);
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let _ = self.commit(&mut state);
     }
 }
 
@@ -633,57 +832,30 @@ impl DedupIndex for SledDedupIndex {
     }
 
     fn remove(&self, id: DocumentId) -> Result<bool, IndexError> {
-        let mut tables = self.lock();
-        let Some(document) = self.document(id)? else {
+        let mut guard = self.lock();
+        let state = &mut *guard;
+        let Some(document) = state.log.read(id)? else {
             return Ok(false);
         };
-        let mut writes: Vec<(Vec<u8>, Option<Vec<u8>>)> = vec![(doc_key(id).to_vec(), None)];
-        let owned_by = |key: &[u8]| -> Result<bool, IndexError> {
-            Ok(self.read(key)?.as_deref().and_then(read_id) == Some(id))
-        };
-        let payload = {
-            let mut key = vec![b'P'];
-            key.extend_from_slice(&document.payload.0);
-            key
-        };
-        if owned_by(&payload)? {
-            writes.push((payload, None));
-        }
-        if let Some(digest) = document.tokens {
-            let key = tokens_key(digest.0);
-            if owned_by(&key)? {
-                writes.push((key, None));
-            }
-        }
-        if id.checked_add(1) == Some(tables.next_id) {
-            // Ids are derived from the highest stored id on open: remember that this one was
-            // used so a reopened index never hands it out again.
-            writes.push((
-                META_NEXT_ID.to_vec(),
-                Some(tables.next_id.to_be_bytes().to_vec()),
-            ));
-        }
-        self.stage(writes)?;
-        if let Some(signature) = &document.signature {
-            tables.remove(&self.config.lsh.band_keys(signature), id);
-        }
-        if let Some(sample) = &document.mod_sample {
-            tables.unpost(sample, id);
-        }
-        tables.documents = tables.documents.saturating_sub(1);
+        state.log.remove(id)?;
+        state.forget(&self.config, &document);
+        self.stage(state, Vec::new())?;
         Ok(true)
     }
 
     fn document(&self, id: DocumentId) -> Result<Option<StoredDocument>, IndexError> {
-        self.read(&doc_key(id))?
-            .map(|bytes| StoredDocument::decode(id, &bytes))
-            .transpose()
+        self.lock().log.read(id)
     }
 
     fn block_page_counts(&self, host: &str, fingerprints: &[u64]) -> Result<Vec<u32>, IndexError> {
+        let state = self.lock();
         fingerprints
             .iter()
-            .map(|&fingerprint| Ok(read_count(self.read(&block_key(host, fingerprint))?)))
+            .map(|&fingerprint| {
+                Ok(read_count(
+                    self.read(&state, &block_key(host, fingerprint))?,
+                ))
+            })
             .collect()
     }
 
@@ -692,7 +864,8 @@ impl DedupIndex for SledDedupIndex {
     }
 
     fn stats(&self) -> Result<IndexStats, IndexError> {
-        let tables = self.lock();
+        let state = self.lock();
+        let tables = &state.tables;
         Ok(IndexStats {
             documents: tables.documents,
             band_buckets: tables.first.iter().map(|t| t.len() as u64).sum::<u64>()
@@ -701,16 +874,105 @@ impl DedupIndex for SledDedupIndex {
                     .values()
                     .map(|v| v.len() as u64)
                     .sum::<u64>(),
-            bytes_on_disk: self.db.size_on_disk()?,
+            bytes_on_disk: self.db.size_on_disk()? + state.log.bytes(),
         })
     }
 
     fn flush(&self) -> Result<(), IndexError> {
         {
-            let mut pending = self.pending();
-            self.commit(&mut pending)?;
+            let mut state = self.lock();
+            self.commit(&mut state)?;
+            // Both on disk when this returns: the log first, then sled (whose own periodic
+            // flush may have persisted the commit point earlier: `DocumentLog::open` copes).
+            state.log.sync()?;
         }
         self.db.flush()?;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dedupcrawl_sketch::{MinHasher, PayloadDigest, shingle_set};
+
+    fn fingerprint(name: &str, tokens: &[u64]) -> DocumentFingerprint {
+        DocumentFingerprint {
+            signature: MinHasher::new(128).signature(&shingle_set(tokens, 5)),
+            ..DocumentFingerprint::new(name, "example.org", PayloadDigest::of(name.as_bytes()))
+        }
+    }
+
+    #[test]
+    fn a_format_2_index_is_moved_into_the_log_on_open() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = IndexConfig::default();
+        let text: Vec<u64> = (0..600).collect();
+        {
+            // Format 2: records and digests as sled keys, a removed highest id in Mnext_id.
+            let db = open_sled_waiting_for_lock(dir.path()).unwrap();
+            let tree = db.open_tree("dedup_index").unwrap();
+            tree.insert(META_FORMAT, FORMAT_VERSION_SLED_RECORDS.as_bytes())
+                .unwrap();
+            tree.insert(
+                META_SIGNATURE,
+                "k=128 w=5 minhash=oph-densified-v1".as_bytes(),
+            )
+            .unwrap();
+            tree.insert(LEGACY_META_NEXT_ID, &8u32.to_be_bytes())
+                .unwrap();
+            for (id, name) in [(2u32, "a"), (5, "b")] {
+                let tokens: Vec<u64> = text.iter().map(|t| t + u64::from(id) * 1000).collect();
+                let fingerprint = fingerprint(name, &tokens);
+                let record = StoredDocument {
+                    id,
+                    name: name.into(),
+                    host: "example.org".into(),
+                    payload: fingerprint.payload,
+                    tokens: None,
+                    signature: fingerprint.signature.map(|s| s.low_bits(SIGNATURE_BITS)),
+                    mod_sample: None,
+                    small_shingles: None,
+                    link: None,
+                };
+                let mut key = vec![b'D'];
+                key.extend_from_slice(&id.to_be_bytes());
+                tree.insert(key, record.encode()).unwrap();
+                let mut key = vec![b'P'];
+                key.extend_from_slice(&record.payload.0);
+                tree.insert(key, &id.to_be_bytes()).unwrap();
+            }
+            db.flush().unwrap();
+        }
+        let index = SledDedupIndex::open(dir.path(), config).unwrap();
+        assert_eq!(index.stats().unwrap().documents, 2);
+        assert!(index.tree.scan_prefix(b"D").next().is_none());
+        assert!(index.tree.scan_prefix(b"P").next().is_none());
+        // The exact digest and the LSH buckets came back from the log.
+        let b_tokens: Vec<u64> = text.iter().map(|t| t + 5000).collect();
+        match index.lookup(&fingerprint("b", &b_tokens)).unwrap() {
+            DedupDecision::ExactDuplicate { of, .. } => {
+                assert_eq!((of.id, of.name.as_str()), (5, "b"))
+            }
+            other => panic!("{other:?}"),
+        }
+        let mut near = b_tokens.clone();
+        near[300] = 99_999;
+        match index.lookup(&fingerprint("b2", &near)).unwrap() {
+            DedupDecision::NearDuplicate { of, .. } => assert_eq!(of.name, "b"),
+            other => panic!("{other:?}"),
+        }
+        // Ids continue after the removed highest one.
+        match index
+            .check_and_insert(&fingerprint("c", &(50_000..50_600).collect::<Vec<u64>>()))
+            .unwrap()
+        {
+            DedupDecision::New { id, .. } => assert_eq!(id, Some(8)),
+            other => panic!("{other:?}"),
+        }
+        drop(index);
+        // Reopened as format 3.
+        let index = SledDedupIndex::open(dir.path(), config).unwrap();
+        assert_eq!(index.stats().unwrap().documents, 3);
     }
 }

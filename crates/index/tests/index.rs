@@ -210,14 +210,86 @@ fn reopened_index_remembers_and_rebuilds_buckets() {
         DedupDecision::NearDuplicate { of, .. } => assert_eq!(of.name, "base"),
         other => panic!("{other:?}"),
     }
-    // Ids continue after the stored ones.
+    // Ids continue after the stored ones (and the near duplicate "again", kept as a member).
     let DedupDecision::New { id: Some(id), .. } = index
         .check_and_insert(&document("fresh", &tokens(9_999, 600)))
         .unwrap()
     else {
         panic!("not new")
     };
-    assert_eq!(id, 51);
+    assert_eq!(id, 52);
+}
+
+#[test]
+fn near_duplicates_link_to_the_closest_page_and_stay_in_its_cluster() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = tokens(7, 2000);
+    // J(a, x) ≈ 0.9; b is a with 3 more edits: J(b, a) ≈ 0.985, J(b, x) ≈ 0.89.
+    let a = edited(&base, 20, 1);
+    let b = edited(&a, 3, 2);
+    let x_id;
+    let a_similarity;
+    {
+        let index = open(dir.path());
+        let DedupDecision::New { id: Some(id), .. } =
+            index.check_and_insert(&document("x", &base)).unwrap()
+        else {
+            panic!("x is new")
+        };
+        x_id = id;
+        let DedupDecision::NearDuplicate { of, similarity } =
+            index.check_and_insert(&document("a", &a)).unwrap()
+        else {
+            panic!("a is a near duplicate of x")
+        };
+        assert_eq!((of.name.as_str(), of.cluster), ("x", x_id));
+        a_similarity = similarity;
+        match index.check_and_insert(&document("b", &b)).unwrap() {
+            DedupDecision::NearDuplicate { of, similarity } => {
+                assert_eq!((of.name.as_str(), of.cluster), ("a", x_id));
+                assert!(similarity > a_similarity, "{similarity} vs {a_similarity}");
+            }
+            other => panic!("b should name a, its closest page: {other:?}"),
+        }
+        index.flush().unwrap();
+    }
+    let index = open(dir.path());
+    // The same page again gets the answer it got (a resumed crawl, a second run)...
+    match index.check_and_insert(&document("a", &a)).unwrap() {
+        DedupDecision::NearDuplicate { of, similarity } => {
+            assert_eq!(of.name, "x");
+            assert_eq!(similarity, a_similarity);
+        }
+        other => panic!("{other:?}"),
+    }
+    // ...an exact copy of a member is an exact duplicate of it, in its cluster...
+    match index.check_and_insert(&document("a-copy", &a)).unwrap() {
+        DedupDecision::ExactDuplicate { of, basis } => {
+            assert_eq!((of.name.as_str(), of.cluster), ("a", x_id));
+            assert_eq!(basis, ExactBasis::NormalizedText);
+        }
+        other => panic!("{other:?}"),
+    }
+    // ...and a reopened index still finds the members.
+    match index
+        .check_and_insert(&document("b2", &edited(&a, 3, 3)))
+        .unwrap()
+    {
+        DedupDecision::NearDuplicate { of, .. } => {
+            assert!(["a", "b"].contains(&of.name.as_str()), "{}", of.name);
+            assert_eq!(of.cluster, x_id);
+        }
+        other => panic!("{other:?}"),
+    }
+    // x, a, b, b2 hold ids 0..4: the repeated "a" and the exact copy recorded nothing.
+    let DedupDecision::New { id: Some(id), .. } = index
+        .check_and_insert(&document("fresh", &tokens(9_999, 600)))
+        .unwrap()
+    else {
+        panic!("not new")
+    };
+    assert_eq!(id, 4);
+    assert_eq!(index.stats().unwrap().documents, 2);
 }
 
 #[test]

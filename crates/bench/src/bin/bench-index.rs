@@ -1,6 +1,11 @@
 //! Index: `DedupIndex::check_and_insert` rate and bytes on disk with synthetic documents.
 //!
-//! `bench-index [--docs 100000,1000000] [--mod-docs 100000] [--near 0.1] [--dir DIR]`
+//! `bench-index [--docs 100000,1000000] [--mod-docs 100000] [--near 0.1] [--dir DIR] [--peers FILE]`
+//! `bench-index --dump-signatures DIR [--docs ...]` writes the signatures for the peer.
+//!
+//! The peer (`benches/peers/lsh_peer.py`) runs datasketch's `MinHashLSH` (threshold 0.8,
+//! 128 permutations, in memory, nothing verified or persisted) over the same signatures:
+//! query, then insert when nothing came back.
 //!
 //! Each document is a random set of 100..=800 distinct shingles (a fresh random stream per
 //! document); a share `--near` of the documents are near-duplicates of an earlier random
@@ -52,9 +57,78 @@ struct Outcome {
     near_expected: usize,
     exact: usize,
     contained: usize,
-    sled_bytes: u64,
+    log_bytes: u64,
     du: u64,
-    logical: u64,
+    sled_logical: u64,
+}
+
+/// Documents `range` of the synthetic corpus, and how many of them are planted near duplicates.
+fn fingerprints(
+    hasher: &MinHasher,
+    range: std::ops::Range<usize>,
+    near_every: u64,
+    mod_samples: bool,
+) -> (Vec<DocumentFingerprint>, usize) {
+    let mut expected = 0;
+    let fingerprints = range
+        .map(|i| {
+            let doc = i as u64;
+            let set = if i > 0 && doc % near_every == near_every - 1 {
+                expected += 1;
+                // An earlier original (never itself a near-duplicate).
+                let mut base = mix64(doc) % doc;
+                if base % near_every == near_every - 1 {
+                    base = base.saturating_sub(1);
+                }
+                near_set(base, doc)
+            } else {
+                random_set(doc)
+            };
+            let host = format!("site{}.example", i % 1000);
+            let mut fp = DocumentFingerprint::new(
+                format!("https://{host}/page/{i}"),
+                host,
+                PayloadDigest::of(&doc.to_le_bytes()),
+            );
+            fp.tokens = Some(TokenDigest::of(&[doc, 1]));
+            fp.signature = hasher.signature(&set);
+            if mod_samples {
+                fp.mod_sample = Some(ModSample::from_shingles(&set));
+            }
+            fp
+        })
+        .collect();
+    (fingerprints, expected)
+}
+
+fn near_every(near_share: f64) -> u64 {
+    if near_share > 0.0 {
+        (1.0 / near_share).round() as u64
+    } else {
+        u64::MAX
+    }
+}
+
+/// Writes the signatures of the first `docs` documents (128 × u32 LE each, in order) for the
+/// Python peer (`benches/peers/lsh_peer.py`).
+fn dump_signatures(path: &std::path::Path, docs: usize, near_share: f64) -> anyhow::Result<()> {
+    use std::io::Write;
+    let hasher = MinHasher::new(128);
+    let mut out = std::io::BufWriter::new(std::fs::File::create(path)?);
+    for start in (0..docs).step_by(CHUNK) {
+        let end = (start + CHUNK).min(docs);
+        let (fingerprints, _) = fingerprints(&hasher, start..end, near_every(near_share), false);
+        for fp in fingerprints {
+            let signature = fp
+                .signature
+                .ok_or_else(|| anyhow::anyhow!("a synthetic document without a signature"))?;
+            for value in signature.0 {
+                out.write_all(&value.to_le_bytes())?;
+            }
+        }
+    }
+    out.flush()?;
+    Ok(())
 }
 
 fn run(
@@ -67,11 +141,7 @@ fn run(
     std::fs::create_dir_all(dir)?;
     let index = SledDedupIndex::open(dir, IndexConfig::default())?;
     let hasher = MinHasher::new(128);
-    let near_every = if near_share > 0.0 {
-        (1.0 / near_share).round() as u64
-    } else {
-        u64::MAX
-    };
+    let near_every = near_every(near_share);
     let mut out = Outcome {
         docs,
         wall: 0.0,
@@ -81,41 +151,13 @@ fn run(
         near_expected: 0,
         exact: 0,
         contained: 0,
-        sled_bytes: 0,
+        log_bytes: 0,
         du: 0,
-        logical: 0,
+        sled_logical: 0,
     };
     for start in (0..docs).step_by(CHUNK) {
         let end = (start + CHUNK).min(docs);
-        let mut expected = 0;
-        let fingerprints: Vec<DocumentFingerprint> = (start..end)
-            .map(|i| {
-                let doc = i as u64;
-                let set = if i > 0 && doc % near_every == near_every - 1 {
-                    expected += 1;
-                    // An earlier original (never itself a near-duplicate).
-                    let mut base = mix64(doc) % doc;
-                    if base % near_every == near_every - 1 {
-                        base = base.saturating_sub(1);
-                    }
-                    near_set(base, doc)
-                } else {
-                    random_set(doc)
-                };
-                let host = format!("site{}.example", i % 1000);
-                let mut fp = DocumentFingerprint::new(
-                    format!("https://{host}/page/{i}"),
-                    host,
-                    PayloadDigest::of(&doc.to_le_bytes()),
-                );
-                fp.tokens = Some(TokenDigest::of(&[doc, 1]));
-                fp.signature = hasher.signature(&set);
-                if mod_samples {
-                    fp.mod_sample = Some(ModSample::from_shingles(&set));
-                }
-                fp
-            })
-            .collect();
+        let (fingerprints, expected) = fingerprints(&hasher, start..end, near_every, mod_samples);
         out.near_expected += expected;
         let (result, t) = measure(|| -> anyhow::Result<()> {
             for fp in &fingerprints {
@@ -133,15 +175,15 @@ fn run(
         out.cpu += t.cpu;
     }
     index.flush()?;
-    out.sled_bytes = index.stats()?.bytes_on_disk;
+    out.log_bytes = std::fs::metadata(index.log_path())?.len();
     drop(index);
     out.du = du_bytes(dir);
-    // Logical size: keys + values of the index tree, to tell data from sled's overhead.
+    // sled's share: keys + values of the index tree (meta, per-host counters).
     let db = sled::open(dir)?;
     let tree = db.open_tree("dedup_index")?;
     for entry in tree.iter() {
         let (k, v) = entry?;
-        out.logical += (k.len() + v.len()) as u64;
+        out.sled_logical += (k.len() + v.len()) as u64;
     }
     Ok(out)
 }
@@ -165,16 +207,34 @@ fn main() -> anyhow::Result<()> {
         .map(std::path::PathBuf::from)
         .unwrap_or_else(|| tmp.path().to_path_buf());
 
+    if let Some(dir) = args.value("--dump-signatures") {
+        for &n in &sizes {
+            dump_signatures(
+                &std::path::Path::new(&dir).join(format!("signatures-{n}.bin")),
+                n,
+                near_share,
+            )?;
+        }
+        return Ok(());
+    }
+    // The peer's rates by document count, from `benches/peers/lsh_peer.py`.
+    let peers: std::collections::HashMap<String, serde_json::Value> = match args.value("--peers") {
+        Some(file) => serde_json::from_str(&std::fs::read_to_string(file)?)?,
+        None => Default::default(),
+    };
+    let peer_rate = |n: usize| -> Option<f64> { peers.get(&n.to_string())?["docs_per_s"].as_f64() };
+
     let mut table = Table::new(&[
         "documents",
         "MOD_m samples",
         "docs/s (wall)",
+        "× datasketch MinHashLSH (same signatures, in memory)",
         "docs/s per core (thread CPU)",
         "near-dups found / planted",
         "other decisions",
-        "bytes/doc (sled size_on_disk)",
-        "bytes/doc (du)",
-        "logical bytes/doc (keys + values)",
+        "bytes/doc on disk (du: log + sled)",
+        "of it: document log bytes/doc",
+        "sled keys + values/doc",
     ]);
     let runs = sizes
         .iter()
@@ -191,6 +251,14 @@ fn main() -> anyhow::Result<()> {
             thousands(o.docs as f64),
             if mod_samples { "on" } else { "off" }.into(),
             thousands(o.docs as f64 / o.wall),
+            match peer_rate(n).filter(|_| !mod_samples) {
+                Some(peer) => format!(
+                    "{:.1}× ({} docs/s)",
+                    o.docs as f64 / o.wall / peer,
+                    thousands(peer)
+                ),
+                None => "-".into(),
+            },
             thousands(o.docs as f64 / o.cpu),
             format!(
                 "{} / {}",
@@ -203,14 +271,14 @@ fn main() -> anyhow::Result<()> {
                 o.exact,
                 o.contained
             ),
-            thousands(o.sled_bytes as f64 / o.docs as f64),
             thousands(o.du as f64 / o.docs as f64),
-            thousands(o.logical as f64 / o.docs as f64),
+            thousands(o.log_bytes as f64 / o.docs as f64),
+            format!("{:.1}", o.sled_logical as f64 / o.docs as f64),
         ]);
         let _ = std::fs::remove_dir_all(&dir);
     }
     println!(
-        "### Index: check-and-insert, synthetic documents\n\nRandom sets of 100–800 shingles, {:.0}% near-duplicates of an earlier document (3% of shingles replaced, J ≈ 0.94); k = 128, default `IndexConfig` (t = 0.8, LSH b×r from `LshParams::optimal`). Only `check_and_insert` is timed (fingerprints precomputed per 10k chunk); sled's flush threads run besides, so wall is the headline. Bytes after `flush()`; signature = 256 B of it (16-bit values).\n",
+        "### Index: check-and-insert, synthetic documents\n\nRandom sets of 100–800 shingles, {:.0}% near-duplicates of an earlier document (3% of shingles replaced, J ≈ 0.94); k = 128, default `IndexConfig` (t = 0.8, LSH b×r from `LshParams::optimal`). Only `check_and_insert` is timed (fingerprints precomputed per 10k chunk); sled's flush threads run besides, so wall is the headline. Bytes after `flush()`: the document log (records: signature = 256 B of them, 16-bit values) plus the sled directory (meta and per-host counters).\n",
         near_share * 100.0
     );
     println!("{}", table.render());
