@@ -16,7 +16,7 @@ use dedupcrawl_archive::RecordType;
 use dedupcrawl_textprep::{TextPrep, TextPrepConfig, View};
 
 use crate::dedup_warc::{records_reporting_damage, stored_page};
-use crate::export::{CrawlLogLine, crawl_warc_files};
+use crate::export::{CrawlLogLine, cluster_root, crawl_warc_files};
 
 #[derive(clap::Args)]
 pub struct ClustersArgs {
@@ -74,20 +74,12 @@ pub fn clusters_from_log(path: &Path) -> anyhow::Result<Vec<Cluster>> {
             );
         }
     }
-    let root = |start: &str| -> String {
-        let mut url = start.to_string();
-        let mut seen = HashSet::new();
-        while let Some(next) = parent_url.get(&url) {
-            if !seen.insert(url.clone()) {
-                break; // a cycle in a damaged log: stop where it closes
-            }
-            url = next.clone();
-        }
-        url
-    };
     let mut by_root: BTreeMap<String, Vec<ClusterMember>> = BTreeMap::new();
     for (url, member) in &parent {
-        by_root.entry(root(url)).or_default().push(member.clone());
+        by_root
+            .entry(cluster_root(&parent_url, url))
+            .or_default()
+            .push(member.clone());
     }
     let mut clusters: Vec<Cluster> = by_root
         .into_iter()

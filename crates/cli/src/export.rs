@@ -75,7 +75,22 @@ pub(crate) struct CrawlLogLine {
     pub(crate) similarity: Option<f64>,
 }
 
-/// Original URL → its duplicates, from the crawl log.
+/// The first page of `start`'s chain of `duplicate_of` links (a duplicate names the most
+/// similar earlier page, which may itself be a duplicate).
+pub(crate) fn cluster_root(parent_url: &HashMap<String, String>, start: &str) -> String {
+    let mut url = start;
+    let mut seen = std::collections::HashSet::new();
+    while let Some(next) = parent_url.get(url) {
+        if !seen.insert(url) {
+            break; // a cycle in a damaged log: stop where it closes
+        }
+        url = next;
+    }
+    url.to_string()
+}
+
+/// Original URL → its duplicates (the whole cluster: duplicates of duplicates included), from
+/// the crawl log.
 fn duplicates_by_original(out: &Path) -> anyhow::Result<HashMap<String, Vec<DuplicateRef>>> {
     let path = out.join("crawl.log.jsonl");
     let file = std::fs::File::open(&path).with_context(|| {
@@ -85,7 +100,8 @@ fn duplicates_by_original(out: &Path) -> anyhow::Result<HashMap<String, Vec<Dupl
             out.display()
         )
     })?;
-    let mut map: HashMap<String, Vec<DuplicateRef>> = HashMap::new();
+    let mut parent_url: HashMap<String, String> = HashMap::new();
+    let mut duplicates: Vec<DuplicateRef> = Vec::new();
     for (number, line) in std::io::BufReader::new(file).lines().enumerate() {
         let line = line.with_context(|| format!("cannot read {}", path.display()))?;
         if line.trim().is_empty() {
@@ -100,13 +116,22 @@ fn duplicates_by_original(out: &Path) -> anyhow::Result<HashMap<String, Vec<Dupl
             );
             continue;
         };
-        if let Some(original) = entry.duplicate_of {
-            map.entry(original).or_default().push(DuplicateRef {
+        if let Some(original) = entry.duplicate_of
+            && original != entry.url
+        {
+            parent_url.insert(entry.url.clone(), original);
+            duplicates.push(DuplicateRef {
                 url: entry.url,
                 decision: entry.decision,
                 similarity: entry.similarity,
             });
         }
+    }
+    let mut map: HashMap<String, Vec<DuplicateRef>> = HashMap::new();
+    for duplicate in duplicates {
+        map.entry(cluster_root(&parent_url, &duplicate.url))
+            .or_default()
+            .push(duplicate);
     }
     Ok(map)
 }
@@ -322,6 +347,31 @@ pub fn run(args: ExportArgs) -> anyhow::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_duplicate_of_a_duplicate_belongs_to_the_first_page_of_the_chain() {
+        let dir = tempfile::tempdir().unwrap();
+        let line = |url: &str, decision: &str, of: Option<&str>| {
+            serde_json::json!({"url": url, "decision": decision, "duplicate_of": of, "similarity": 0.9})
+                .to_string()
+        };
+        let log = [
+            line("http://a/x", "archived", None),
+            line("http://a/y", "near_duplicate", Some("http://a/x")),
+            line("http://a/z", "near_duplicate", Some("http://a/y")),
+            line("http://a/w", "exact_duplicate", Some("http://a/z")),
+            // A damaged log with a cycle ends where the cycle closes instead of looping.
+            line("http://a/p", "near_duplicate", Some("http://a/q")),
+            line("http://a/q", "near_duplicate", Some("http://a/p")),
+        ]
+        .join("\n");
+        std::fs::write(dir.path().join("crawl.log.jsonl"), log).unwrap();
+        let map = duplicates_by_original(dir.path()).unwrap();
+        let mut cluster: Vec<&str> = map["http://a/x"].iter().map(|d| d.url.as_str()).collect();
+        cluster.sort();
+        assert_eq!(cluster, ["http://a/w", "http://a/y", "http://a/z"]);
+        assert_eq!(map.values().map(Vec::len).sum::<usize>(), 5);
+    }
 
     #[test]
     fn text_paths_follow_urls() {

@@ -106,6 +106,64 @@ fn dedup_names_duplicates_and_remembers_them_across_runs() {
 }
 
 #[test]
+fn a_duplicate_names_its_closest_page_and_the_cluster_stays_one() {
+    let work = tempfile::tempdir().unwrap();
+    let site = work.path().join("mirror");
+    let words: Vec<String> = article(7, 400).split(' ').map(str::to_string).collect();
+    let edit = |words: &[String], at: &[usize]| -> Vec<String> {
+        let mut out = words.to_vec();
+        for &i in at {
+            out[i] = format!("edit{i}");
+        }
+        out
+    };
+    // a: 5 words changed (J ≈ 0.88 with x); b: a with one more (J ≈ 0.97 with a, 0.86 with x).
+    let a = edit(&words, &[40, 110, 180, 250, 320]);
+    let b = edit(&a, &[360]);
+    write(&site, "1-x.html", &page(&words.join(" ")));
+    write(&site, "2-a.html", &page(&a.join(" ")));
+    write(&site, "3-b.html", &page(&b.join(" ")));
+    write(&site, "4-a-copy.html", &page(&a.join(" ")));
+    let index = work.path().join("index");
+    let output = run(dedupcrawl()
+        .args(["dedup", "--quiet", "--index"])
+        .arg(&index)
+        .arg(&site));
+    let lines: Vec<Line> = String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let by_name = |suffix: &str| lines.iter().find(|l| l.path.ends_with(suffix)).unwrap();
+    let of = |line: &Line| {
+        let path = line.duplicate_of.clone().unwrap_or_default();
+        path.rsplit('/').next().unwrap_or_default().to_string()
+    };
+    assert_eq!(by_name("1-x.html").decision, "new");
+    let a_line = by_name("2-a.html");
+    assert_eq!(
+        (a_line.decision.as_str(), of(a_line).as_str()),
+        ("near_duplicate", "1-x.html")
+    );
+    // b is closer to a than to x: it names a, with the higher similarity.
+    let b_line = by_name("3-b.html");
+    assert_eq!(
+        (b_line.decision.as_str(), of(b_line).as_str()),
+        ("near_duplicate", "2-a.html")
+    );
+    assert!(b_line.similarity > a_line.similarity, "{lines:?}");
+    // The same bytes as a: an exact duplicate of a, not a weaker near duplicate of x.
+    let copy = by_name("4-a-copy.html");
+    assert_eq!(
+        (copy.decision.as_str(), of(copy).as_str()),
+        ("exact_duplicate", "2-a.html")
+    );
+    // One cluster, rooted at x.
+    let summary = String::from_utf8(output.stderr).unwrap();
+    assert!(summary.contains("clusters 1"), "{summary}");
+}
+
+#[test]
 fn compare_reports_the_rose_example() {
     let work = tempfile::tempdir().unwrap();
     let (a, b) = (work.path().join("a.txt"), work.path().join("b.txt"));

@@ -540,7 +540,21 @@ fn record_decision(
             line.duplicate_of = Some(of.name.clone());
             line.similarity = Some(1.0);
             if !fetched.archive_revisit(&of.name)? {
-                Fetched::add_note(&mut line, "original not archived: no revisit record");
+                if of.cluster != of.id {
+                    // The same bytes as a near duplicate the index keeps as a cluster member:
+                    // there is no response record to revisit, so this page is recorded the way
+                    // that near duplicate was.
+                    near_duplicate_policy(
+                        fetched,
+                        near_policy,
+                        &of.name,
+                        1.0,
+                        "payload-digest",
+                        page.map(|(p, _)| p),
+                    )?;
+                } else {
+                    Fetched::add_note(&mut line, "original not archived: no revisit record");
+                }
             }
             (line, false)
         }

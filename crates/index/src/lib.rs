@@ -7,8 +7,11 @@
 //! time never both come back new. The index also keeps per-host counts of content blocks, from
 //! which the text pipeline learns a host's template ([`DedupIndex::block_page_counts`]).
 //!
-//! [`SledDedupIndex`] is the embedded backend (one sled tree; a PostgreSQL backend for
-//! several workers comes with the scale-out work).
+//! [`SledDedupIndex`] is the embedded backend: the records in an append-only
+//! [`document_log`], the meta, the commit point and the per-host block counts in one sled tree
+//! (a PostgreSQL backend for several workers comes with the scale-out work). Near duplicates
+//! and contained pages are kept as cluster members, so a decision names the most similar
+//! earlier page and [`DocumentRef::cluster`] the first page of its cluster.
 //!
 //! ```
 //! use dedupcrawl_index::{DedupIndex, DocumentFingerprint, IndexConfig, SledDedupIndex, DedupDecision};

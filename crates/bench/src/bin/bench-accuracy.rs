@@ -455,6 +455,42 @@ fn main() -> anyhow::Result<()> {
             "precision, all links".into(),
             format!("**{:.4}** ({ok} of {all})", ok as f64 / all.max(1) as f64),
         ]);
+        // A cluster "built from shared navigation" has a link whose pages are alike only in
+        // their chrome: their content (the main view by per-page rules, which leaves out nav,
+        // header, footer, link-dense and tiny blocks) is not alike (J or containment < 0.5)
+        // and they have no content block in common. Every cluster is connected by its links,
+        // so no such link means no such cluster.
+        let rules = prep.config().boilerplate;
+        let navigation_only = links
+            .iter()
+            .filter(|&&(i, j, kind)| {
+                let (a, b) = (&docs[i].main, &docs[j].main);
+                if a.is_empty() || b.is_empty() {
+                    return false;
+                }
+                let content = if kind == "contained" {
+                    dedupcrawl_sketch::intersection_size(a, b) as f64 / a.len() as f64
+                } else {
+                    dedupcrawl_sketch::jaccard(a, b)
+                };
+                let theirs: std::collections::HashSet<u64> = docs[j]
+                    .page
+                    .extracted
+                    .blocks
+                    .iter()
+                    .filter(|block| rules.is_content_candidate(block))
+                    .map(|block| block.fingerprint())
+                    .collect();
+                let shared_content = docs[i].page.extracted.blocks.iter().any(|block| {
+                    rules.is_content_candidate(block) && theirs.contains(&block.fingerprint())
+                });
+                content < 0.5 && !shared_content
+            })
+            .count();
+        table.row(vec![
+            "links whose pages share only chrome (no content block in common, main-view J or containment < 0.5): clusters built from navigation".into(),
+            format!("**{navigation_only}** of {all}"),
+        ]);
         println!("{}", table.render());
 
         // MinHash estimate (the `similarity` of near_duplicate lines) against the exact J of
@@ -620,7 +656,6 @@ fn main() -> anyhow::Result<()> {
                         .collect()
                 })
                 .collect();
-            let rules = prep.config().boilerplate;
             let (mut words, mut chrome_words, mut longest) = (0usize, 0usize, String::new());
             let mut seen = std::collections::HashSet::new();
             for block in &docs[original].page.extracted.blocks {
