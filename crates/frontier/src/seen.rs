@@ -29,9 +29,9 @@
 //! Why not a sled tree: uniformly random 16-byte keys touch every page of a tree, and sled 0.34
 //! keeps per-page state in RAM whatever its cache size (measured once: 1 M keys took 225 MB
 //! RSS and 4 M took 585 MB, with a 64 MB cache); big batches over such a tree also made it deadlock once in testing.
-//! Why hand-written: the keys are already uniform hashes, so the Bloom filter takes its probe
-//! positions from the key bits, and the recent file's length rides in the queue's own sled
-//! transaction; no crate offers that.
+//! Why hand-written: the recent file's length rides in the queue's own sled transaction, and
+//! the keys are already uniform hashes (the Bloom filter, [`HashBloomFilter`], takes its probe
+//! positions from the key bits); no crate offers that.
 
 use std::collections::HashSet;
 use std::fs::{File, OpenOptions};
@@ -41,6 +41,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, RwLock};
 
+use dedupcrawl_sketch::HashBloomFilter;
 use sled::{Batch, Tree};
 
 use crate::frontier::FrontierError;
@@ -60,50 +61,7 @@ pub const DEFAULT_RECENT_LIMIT: u64 = 65_536;
 const KEYS_PER_BLOCK: usize = 256;
 const KEY_BYTES: usize = 16;
 const BLOCK_BYTES: usize = KEYS_PER_BLOCK * KEY_BYTES;
-const BLOOM_BITS_PER_KEY: u64 = 10;
-const BLOOM_PROBES: u64 = 7;
 const FILE_BUFFER: usize = 1 << 20;
-
-/// A Bloom filter over keys that are already uniform hashes: probe positions come from the
-/// key's two 64-bit halves (double hashing), mapped onto the bit range by multiply-shift.
-struct Bloom {
-    words: Vec<u64>,
-    bits: u64,
-}
-
-impl Bloom {
-    fn for_keys(count: u64) -> Bloom {
-        let bits = (count.max(1) * BLOOM_BITS_PER_KEY).max(64);
-        Bloom {
-            words: vec![0; bits.div_ceil(64) as usize],
-            bits,
-        }
-    }
-
-    fn insert(&mut self, key: u128) {
-        for bit in bloom_positions(self.bits, key) {
-            self.words[(bit / 64) as usize] |= 1 << (bit % 64);
-        }
-    }
-
-    fn may_contain(&self, key: u128) -> bool {
-        bloom_positions(self.bits, key)
-            .all(|bit| self.words[(bit / 64) as usize] & (1 << (bit % 64)) != 0)
-    }
-
-    fn memory_bytes(&self) -> usize {
-        self.words.len() * 8
-    }
-}
-
-fn bloom_positions(bits: u64, key: u128) -> impl Iterator<Item = u64> {
-    let low = key as u64;
-    let high = (key >> 64) as u64 | 1;
-    (0..BLOOM_PROBES).map(move |i| {
-        let hash = low.wrapping_add(i.wrapping_mul(high));
-        ((u128::from(hash) * u128::from(bits)) >> 64) as u64
-    })
-}
 
 /// Binary search of a block (sorted 16-byte keys).
 fn block_contains(block: &[u8], key: &SeenKey) -> bool {
@@ -124,7 +82,7 @@ struct SettledRun {
     generation: u64,
     len: u64,
     file: File,
-    bloom: Bloom,
+    bloom: HashBloomFilter,
     /// First key of each block, for finding the one block that may hold a key.
     block_first_keys: Vec<u128>,
 }
@@ -227,7 +185,7 @@ impl RunWriter {
                 generation,
                 len: 0,
                 file: reader,
-                bloom: Bloom::for_keys(expected_keys),
+                bloom: HashBloomFilter::for_keys(expected_keys),
                 block_first_keys: Vec::new(),
             },
             last: None,
@@ -628,7 +586,7 @@ fn load_run(dir: &Path, generation: u64, len: u64) -> Result<SettledRun, Frontie
         file: file
             .try_clone()
             .map_err(|error| seen_io("open", &name, error))?,
-        bloom: Bloom::for_keys(len),
+        bloom: HashBloomFilter::for_keys(len),
         block_first_keys: Vec::with_capacity((len as usize).div_ceil(KEYS_PER_BLOCK)),
     };
     let mut reader = KeyReader {
@@ -820,19 +778,5 @@ mod tests {
                 .iter()
                 .any(|n| n == LEGACY_TREE.as_bytes())
         );
-    }
-
-    #[test]
-    fn bloom_filter_false_positive_rate_is_near_one_percent() {
-        let mut bloom = Bloom::for_keys(100_000);
-        for i in 0..100_000 {
-            bloom.insert(u128::from_be_bytes(key(i)));
-        }
-        assert!((0..100_000).all(|i| bloom.may_contain(u128::from_be_bytes(key(i)))));
-        let false_positives = (100_000..300_000)
-            .filter(|&i| bloom.may_contain(u128::from_be_bytes(key(i))))
-            .count();
-        let rate = false_positives as f64 / 200_000.0;
-        assert!(rate < 0.015, "false-positive rate {rate}");
     }
 }

@@ -294,6 +294,7 @@ mod tests {
             mod_sample: None,
             small_shingles: None,
             link: None,
+            blocks: Some(vec![u64::from(id)]),
         }
     }
 

@@ -37,6 +37,7 @@
 //! }
 //! ```
 
+pub mod block_counts;
 pub mod document_log;
 mod record;
 mod sled_backend;

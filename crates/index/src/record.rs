@@ -25,6 +25,10 @@ pub struct StoredDocument {
     /// For a near duplicate or contained page kept as a cluster member: the decision it got.
     /// `None` for an original.
     pub link: Option<DocumentLink>,
+    /// An original's content block fingerprints (sorted, distinct): the per-host block counts
+    /// of template learning are rebuilt from them when the index opens. Empty for members;
+    /// `None` in records written before version 5, whose counts live in sled (`H` keys).
+    pub blocks: Option<Vec<u64>>,
 }
 
 /// How a cluster member was linked when it was checked (and is answered again when the same
@@ -41,11 +45,15 @@ pub struct DocumentLink {
     pub similarity: f64,
 }
 
-const RECORD_VERSION: u8 = 4;
-/// Version 3: as 4 without the `member_of` field.
+const RECORD_VERSION: u8 = 5;
+/// Version 4: as 5 without the block fingerprints.
+const RECORD_VERSION_NO_BLOCKS: u8 = 4;
+/// Version 3: as 4 without the link.
 const RECORD_VERSION_NO_MEMBERS: u8 = 3;
 /// Version 2 stored 32-bit signature values and 64-bit sample values.
 const RECORD_VERSION_32_BIT_SIGNATURES: u8 = 2;
+/// The block count that stands for `blocks: None`.
+const BLOCKS_COUNTED_ELSEWHERE: u32 = u32::MAX;
 /// Bits kept per signature value.
 pub(crate) const SIGNATURE_BITS: u32 = 16;
 /// Bits kept per MOD_m sample value.
@@ -105,6 +113,16 @@ impl StoredDocument {
             }
             None => out.push(0),
         }
+        match &self.blocks {
+            Some(blocks) => {
+                out.extend_from_slice(&(blocks.len() as u32).to_le_bytes());
+                for block in blocks {
+                    out.extend_from_slice(&block.to_le_bytes());
+                }
+            }
+            // Counted in sled (a record moved from an older index).
+            None => out.extend_from_slice(&BLOCKS_COUNTED_ELSEWHERE.to_le_bytes()),
+        }
         out
     }
 
@@ -117,6 +135,7 @@ impl StoredDocument {
         let version = reader.take(1).ok_or_else(|| corrupt("empty"))?[0];
         if ![
             RECORD_VERSION,
+            RECORD_VERSION_NO_BLOCKS,
             RECORD_VERSION_NO_MEMBERS,
             RECORD_VERSION_32_BIT_SIGNATURES,
         ]
@@ -192,7 +211,7 @@ impl StoredDocument {
             }
             Some(set)
         };
-        let link = if version == RECORD_VERSION {
+        let link = if version >= RECORD_VERSION_NO_BLOCKS {
             match reader.take(1).ok_or_else(|| corrupt("link kind"))?[0] {
                 0 => None,
                 kind => Some(DocumentLink {
@@ -208,6 +227,25 @@ impl StoredDocument {
         } else {
             None
         };
+        let block_count = if version >= RECORD_VERSION {
+            reader.u32().ok_or_else(|| corrupt("block count"))?
+        } else {
+            BLOCKS_COUNTED_ELSEWHERE
+        };
+        let blocks = if block_count != BLOCKS_COUNTED_ELSEWHERE {
+            let count = block_count as usize;
+            let bytes = reader
+                .take(count.checked_mul(8).ok_or_else(|| corrupt("block count"))?)
+                .ok_or_else(|| corrupt("blocks"))?;
+            Some(
+                bytes
+                    .chunks_exact(8)
+                    .map(|b| u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]))
+                    .collect(),
+            )
+        } else {
+            None
+        };
         Ok(StoredDocument {
             id,
             name,
@@ -218,6 +256,7 @@ impl StoredDocument {
             mod_sample,
             small_shingles,
             link,
+            blocks,
         })
     }
 }
@@ -272,10 +311,17 @@ mod tests {
                 cluster: 1,
                 similarity: 0.8125,
             }),
+            blocks: Some(vec![3, 1 << 40]),
         };
         let bytes = doc.encode();
         assert_eq!(StoredDocument::decode(9, &bytes).unwrap(), doc);
         assert!(StoredDocument::decode(9, &bytes[..bytes.len() - 3]).is_err());
+        // "Counted in sled" survives a round trip (a record moved from an older index).
+        let moved = StoredDocument {
+            blocks: None,
+            ..doc.clone()
+        };
+        assert_eq!(StoredDocument::decode(9, &moved.encode()).unwrap(), moved);
     }
 
     #[test]
@@ -290,6 +336,7 @@ mod tests {
             mod_sample: None,
             small_shingles: None,
             link: None,
+            blocks: None,
         };
         // The version 2 layout: as version 3 but 4 bytes a signature value.
         let mut bytes = vec![RECORD_VERSION_32_BIT_SIGNATURES];

@@ -3,16 +3,17 @@
 //! * The [`DocumentLog`] (`documents.log` next to the sled files, or the path the crawl gives)
 //!   holds every document's record: signature, MOD_m sample, small shingle set, name, digests,
 //!   and for a cluster member the decision it got.
-//! * The sled tree holds (first byte of the key is the kind):
-//!   * `M` + name → meta: format version, signature settings, and `Mlog_length`, the log's
-//!     committed length, written in the same batch as each group of documents;
-//!   * `H` + host hash (u64) + block fingerprint (u64) → count (u32): template learning.
+//! * The sled tree holds `M` + name → meta: format version, signature settings, and
+//!   `Mlog_length`, the log's committed length, written in one batch per group of documents.
+//!   (Indexes of formats 2 and 3 also hold `H` + host hash + block fingerprint → count, the
+//!   block counts of their older documents: read, never written.)
 //! * In memory, rebuilt from the log when the index opens: the LSH band buckets, the
-//!   containment postings and the exact-digest maps (64 bits of the payload SHA-1 and of the
-//!   token digest → id; a hit is verified against the full digest in the record). That is
-//!   about 8 bytes per band and per posting and 2 × 16 bytes of digests per document (1M
-//!   documents: ≈ 300 MB), keeps the disk format independent of the threshold, and makes
-//!   every lookup a hash probe instead of a B-tree read.
+//!   containment postings, the exact-digest maps (64 bits of the payload SHA-1 and of the
+//!   token digest → id; a hit is verified against the full digest in the record) and the
+//!   per-host block counts ([`BlockCounts`]). That is about 8 bytes per band and per posting
+//!   and 2 × 16 bytes of digests per document (1M documents: ≈ 300 MB) plus ~1.3 bytes per
+//!   distinct block; it keeps the disk format independent of the threshold and makes every
+//!   lookup a hash probe instead of a B-tree read.
 //!
 //! Containment postings are each document's [`POSTED_SAMPLES`] most divisible sampled
 //! shingles: those are the ones every document containing it samples too (a value 0 mod 2^j
@@ -24,7 +25,7 @@
 //! most similar earlier page, original or member (see `find_near`).
 //!
 //! Format 2 indexes (records as sled keys `D` + id, digests as `P`/`T` keys) are moved into
-//! the log when they are opened.
+//! the log when they are opened; format 3 ones (block counts as sled keys) are read as they are.
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -33,6 +34,7 @@ use dedupcrawl_sketch::{MinHashSignature, ModSample};
 use rustc_hash::{FxHashMap, FxHashSet};
 use xxhash_rust::xxh3::xxh3_64;
 
+use crate::block_counts::BlockCounts;
 use crate::document_log::DocumentLog;
 use crate::record::{DocumentId, DocumentLink, SAMPLE_BITS, SIGNATURE_BITS, StoredDocument};
 use crate::{
@@ -40,7 +42,9 @@ use crate::{
     IndexError, IndexStats,
 };
 
-const FORMAT_VERSION: &str = "dedupcrawl-index/3";
+const FORMAT_VERSION: &str = "dedupcrawl-index/4";
+/// Block counts as sled keys (`H`): still read, for the documents indexed then.
+const FORMAT_VERSION_SLED_BLOCK_COUNTS: &str = "dedupcrawl-index/3";
 /// Records in sled (`D` + id), digests as `P`/`T` keys: moved into the log on open.
 const FORMAT_VERSION_SLED_RECORDS: &str = "dedupcrawl-index/2";
 const META_FORMAT: &[u8] = b"Mformat";
@@ -56,15 +60,12 @@ const MAX_BUCKET_MEMBERS: usize = 1024;
 pub const POSTED_SAMPLES: usize = 16;
 /// Postings kept per sampled shingle: one that common is template, not content.
 const MAX_POSTINGS_PER_SAMPLE: usize = 256;
-/// Block counts saturate here (a template block is on a share of the host's pages, and the
-/// host page count saturates at the same value).
-const BLOCK_COUNT_CAP: u32 = 1_000_000;
-/// The block-count key with this fingerprint counts the host's new documents.
-const HOST_DOCUMENTS: u64 = 0;
+/// In format 2 and 3 block counts, the key with this fingerprint counts the host's documents.
+const LEGACY_HOST_DOCUMENTS: u64 = 0;
 /// The log's file name in an index directory of its own.
 pub const DOCUMENT_LOG_FILE: &str = "documents.log";
 
-fn block_key(host: &str, fingerprint: u64) -> [u8; 17] {
+fn legacy_block_key(host: &str, fingerprint: u64) -> [u8; 17] {
     let mut key = [b'H'; 17];
     key[1..9].copy_from_slice(&xxh3_64(host.as_bytes()).to_be_bytes());
     key[9..].copy_from_slice(&fingerprint.to_be_bytes());
@@ -261,11 +262,12 @@ struct IndexState {
     payloads: FxHashMap<u64, DocumentId>,
     /// 64 bits of the token digest → id.
     token_digests: FxHashMap<u64, DocumentId>,
+    block_counts: BlockCounts,
+    /// The sled tree holds block counts of documents indexed by format 2 or 3.
+    legacy_block_counts: bool,
     log: DocumentLog,
     next_id: DocumentId,
-    /// sled writes staged for the next group commit, visible to every read meanwhile.
-    staged: FxHashMap<Vec<u8>, Vec<u8>>,
-    batch: sled::Batch,
+    /// Documents appended since the last commit.
     staged_documents: usize,
 }
 
@@ -291,6 +293,10 @@ impl IndexState {
                 self.tables.post(sample, document.id);
             }
             self.tables.documents += 1;
+            // Older records (no block list) were counted in sled.
+            if let Some(blocks) = &document.blocks {
+                self.block_counts.add_page(&document.host, blocks);
+            }
         }
     }
 
@@ -357,7 +363,9 @@ impl SledDedupIndex {
             .get(META_FORMAT)?
             .map(|v| String::from_utf8_lossy(&v).into_owned());
         match format.as_deref() {
-            Some(FORMAT_VERSION) | Some(FORMAT_VERSION_SLED_RECORDS) => {
+            Some(FORMAT_VERSION)
+            | Some(FORMAT_VERSION_SLED_BLOCK_COUNTS)
+            | Some(FORMAT_VERSION_SLED_RECORDS) => {
                 let stored = tree
                     .get(META_SIGNATURE)?
                     .map(|v| String::from_utf8_lossy(&v).into_owned())
@@ -399,14 +407,18 @@ impl SledDedupIndex {
         if format.as_deref() == Some(FORMAT_VERSION_SLED_RECORDS) {
             documents = Self::move_sled_records_into_log(&tree, &mut log)?;
         }
+        if format.as_deref() == Some(FORMAT_VERSION_SLED_BLOCK_COUNTS) {
+            // Records from now on list their blocks, which a format 3 reader cannot decode.
+            tree.insert(META_FORMAT, FORMAT_VERSION.as_bytes())?;
+        }
         let mut state = IndexState {
             tables: BandTables::new(config.lsh.bands),
             payloads: FxHashMap::default(),
             token_digests: FxHashMap::default(),
+            block_counts: BlockCounts::default(),
+            legacy_block_counts: tree.scan_prefix(b"H").next().is_some(),
             next_id: log.id_bound(),
             log,
-            staged: FxHashMap::default(),
-            batch: sled::Batch::default(),
             staged_documents: 0,
         };
         for document in &documents {
@@ -490,25 +502,26 @@ impl SledDedupIndex {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// A sled key's value: staged writes first, then the tree.
-    fn read(&self, state: &IndexState, key: &[u8]) -> Result<Option<Vec<u8>>, IndexError> {
-        if let Some(value) = state.staged.get(key) {
-            return Ok(Some(value.clone()));
+    /// What a format 2/3 index counted in sled for `block` of `host` (0 for other indexes).
+    fn legacy_block_count(
+        &self,
+        state: &IndexState,
+        host: &str,
+        block: u64,
+    ) -> Result<u32, IndexError> {
+        if !state.legacy_block_counts {
+            return Ok(0);
         }
-        Ok(self.tree.get(key)?.map(|v| v.to_vec()))
+        Ok(read_count(
+            self.tree
+                .get(legacy_block_key(host, block))?
+                .map(|v| v.to_vec()),
+        ))
     }
 
-    /// Ends one document's writes (its log frames are already appended); commits the group
-    /// when it is full.
-    fn stage(
-        &self,
-        state: &mut IndexState,
-        writes: Vec<(Vec<u8>, Vec<u8>)>,
-    ) -> Result<(), IndexError> {
-        for (key, value) in writes {
-            state.batch.insert(key.clone(), value.clone());
-            state.staged.insert(key, value);
-        }
+    /// Ends one document (its log frames are already appended); commits the group when it is
+    /// full.
+    fn stage(&self, state: &mut IndexState) -> Result<(), IndexError> {
         state.staged_documents += 1;
         if state.staged_documents >= self.group_commit {
             self.commit(state)?;
@@ -516,17 +529,15 @@ impl SledDedupIndex {
         Ok(())
     }
 
-    /// Writes the log's new frames, then one sled batch with the staged writes and the log's
-    /// new length: the batch is the commit point.
+    /// Writes the log's new frames, then records its new length in sled: that write is the
+    /// commit point.
     fn commit(&self, state: &mut IndexState) -> Result<(), IndexError> {
         if state.staged_documents == 0 {
             return Ok(());
         }
         state.log.write()?;
-        let mut batch = std::mem::take(&mut state.batch);
-        batch.insert(META_LOG_LENGTH, &state.log.end().to_le_bytes());
-        self.tree.apply_batch(batch)?;
-        state.staged.clear();
+        self.tree
+            .insert(META_LOG_LENGTH, &state.log.end().to_le_bytes())?;
         state.staged_documents = 0;
         Ok(())
     }
@@ -708,11 +719,12 @@ impl SledDedupIndex {
             mod_sample: None,
             small_shingles: doc.small_shingles.clone(),
             link: Some(link),
+            blocks: Some(Vec::new()),
         };
         state.log.append(&record)?;
         state.next_id = next;
         state.learn(&self.config, &record);
-        self.stage(state, Vec::new())
+        self.stage(state)
     }
 
     fn check(&self, doc: &DocumentFingerprint, insert: bool) -> Result<DedupDecision, IndexError> {
@@ -772,6 +784,9 @@ impl SledDedupIndex {
         }
         let id = state.next_id;
         let next = id.checked_add(1).ok_or(IndexError::Full)?;
+        let mut blocks = doc.block_fingerprints.clone();
+        blocks.sort_unstable();
+        blocks.dedup();
         let record = StoredDocument {
             id,
             name: doc.name.clone(),
@@ -782,27 +797,12 @@ impl SledDedupIndex {
             mod_sample: sample,
             small_shingles: doc.small_shingles.clone(),
             link: None,
+            blocks: Some(blocks),
         };
-        let mut fingerprints: Vec<u64> = doc
-            .block_fingerprints
-            .iter()
-            .copied()
-            .chain(std::iter::once(HOST_DOCUMENTS))
-            .collect();
-        fingerprints.sort_unstable();
-        fingerprints.dedup();
-        let mut writes = Vec::with_capacity(fingerprints.len());
-        for fingerprint in fingerprints {
-            let key = block_key(&doc.host, fingerprint);
-            let count = read_count(self.read(state, &key)?);
-            if count < BLOCK_COUNT_CAP {
-                writes.push((key.to_vec(), (count + 1).to_le_bytes().to_vec()));
-            }
-        }
         state.log.append(&record)?;
         state.next_id = next;
         state.learn(&self.config, &record);
-        self.stage(state, writes)?;
+        self.stage(state)?;
         Ok(DedupDecision::New {
             id: Some(id),
             contains: around,
@@ -839,7 +839,7 @@ impl DedupIndex for SledDedupIndex {
         };
         state.log.remove(id)?;
         state.forget(&self.config, &document);
-        self.stage(state, Vec::new())?;
+        self.stage(state)?;
         Ok(true)
     }
 
@@ -852,15 +852,16 @@ impl DedupIndex for SledDedupIndex {
         fingerprints
             .iter()
             .map(|&fingerprint| {
-                Ok(read_count(
-                    self.read(&state, &block_key(host, fingerprint))?,
-                ))
+                Ok(state.block_counts.count(host, fingerprint)
+                    + self.legacy_block_count(&state, host, fingerprint)?)
             })
             .collect()
     }
 
     fn host_document_count(&self, host: &str) -> Result<u32, IndexError> {
-        Ok(self.block_page_counts(host, &[HOST_DOCUMENTS])?[0])
+        let state = self.lock();
+        Ok(state.block_counts.host_pages(host)
+            + self.legacy_block_count(&state, host, LEGACY_HOST_DOCUMENTS)?)
     }
 
     fn stats(&self) -> Result<IndexStats, IndexError> {
@@ -921,6 +922,14 @@ mod tests {
             .unwrap();
             tree.insert(LEGACY_META_NEXT_ID, &8u32.to_be_bytes())
                 .unwrap();
+            // Block counts as sled keys: block 77 on 2 pages, and the host's page count.
+            tree.insert(legacy_block_key("example.org", 77), &2u32.to_le_bytes())
+                .unwrap();
+            tree.insert(
+                legacy_block_key("example.org", LEGACY_HOST_DOCUMENTS),
+                &2u32.to_le_bytes(),
+            )
+            .unwrap();
             for (id, name) in [(2u32, "a"), (5, "b")] {
                 let tokens: Vec<u64> = text.iter().map(|t| t + u64::from(id) * 1000).collect();
                 let fingerprint = fingerprint(name, &tokens);
@@ -934,6 +943,7 @@ mod tests {
                     mod_sample: None,
                     small_shingles: None,
                     link: None,
+                    blocks: None,
                 };
                 let mut key = vec![b'D'];
                 key.extend_from_slice(&id.to_be_bytes());
@@ -963,16 +973,26 @@ mod tests {
             other => panic!("{other:?}"),
         }
         // Ids continue after the removed highest one.
-        match index
-            .check_and_insert(&fingerprint("c", &(50_000..50_600).collect::<Vec<u64>>()))
-            .unwrap()
-        {
+        let mut c = fingerprint("c", &(50_000..50_600).collect::<Vec<u64>>());
+        c.block_fingerprints = vec![77, 78];
+        match index.check_and_insert(&c).unwrap() {
             DedupDecision::New { id, .. } => assert_eq!(id, Some(8)),
             other => panic!("{other:?}"),
         }
         drop(index);
-        // Reopened as format 3.
+        // Reopened as format 4: the old counts from sled plus the new ones from the log.
         let index = SledDedupIndex::open(dir.path(), config).unwrap();
+        assert_eq!(
+            index.tree.get(META_FORMAT).unwrap().as_deref(),
+            Some(FORMAT_VERSION.as_bytes())
+        );
         assert_eq!(index.stats().unwrap().documents, 3);
+        assert_eq!(
+            index
+                .block_page_counts("example.org", &[77, 78, 79])
+                .unwrap(),
+            [3, 1, 0]
+        );
+        assert_eq!(index.host_document_count("example.org").unwrap(), 3);
     }
 }

@@ -7,6 +7,7 @@
 //!   (Shrivastava 2017): one hash per shingle instead of `k`, same estimator as classic
 //!   k-permutation MinHash ([`classic_minhash`] is kept as the reference).
 //! * [`BottomSketch`] (`MIN_s`) and [`ModSample`] (`MOD_m`, which also estimates containment).
+//! * [`HashBloomFilter`]: a Bloom filter for keys that are hashes already.
 //! * [`LshParams`]: bands × rows chosen for a threshold by minimising weighted false-positive
 //!   and false-negative areas under the S-curve `1-(1-s^r)^b`.
 //!
@@ -25,12 +26,14 @@
 //! assert!(lsh.bands * lsh.rows <= 128);
 //! ```
 
+mod bloom;
 mod broder;
 mod digest;
 mod lsh;
 mod minhash;
 mod shingle;
 
+pub use bloom::HashBloomFilter;
 pub use broder::{BottomSketch, ModSample, super_shingles};
 pub use digest::{PayloadDigest, TokenDigest};
 pub use lsh::{LshParams, candidate_probability};
