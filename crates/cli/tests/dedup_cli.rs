@@ -5,7 +5,7 @@ use std::process::Command;
 
 #[path = "support/mod.rs"]
 mod support;
-use support::run;
+use support::{json_lines, run};
 
 fn dedupcrawl() -> Command {
     Command::new(env!("CARGO_BIN_EXE_dedupcrawl"))
@@ -52,11 +52,7 @@ fn run_dedup(site: &Path, index: &Path) -> Vec<Line> {
         .args(["dedup", "--quiet", "--index"])
         .arg(index)
         .arg(site));
-    String::from_utf8(output.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
+    json_lines(&output)
 }
 
 #[test]
@@ -129,11 +125,7 @@ fn a_duplicate_names_its_closest_page_and_the_cluster_stays_one() {
         .args(["dedup", "--quiet", "--index"])
         .arg(&index)
         .arg(&site));
-    let lines: Vec<Line> = String::from_utf8(output.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let lines: Vec<Line> = json_lines(&output);
     let by_name = |suffix: &str| lines.iter().find(|l| l.path.ends_with(suffix)).unwrap();
     let of = |line: &Line| {
         let path = line.duplicate_of.clone().unwrap_or_default();

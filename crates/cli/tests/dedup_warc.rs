@@ -5,7 +5,7 @@ use std::collections::{HashMap, HashSet};
 use std::process::Command;
 
 use dedupcrawl_testsite::TestSite;
-use support::{run, wget_warc};
+use support::{json_lines, run, wget_warc};
 
 #[path = "support/mod.rs"]
 mod support;
@@ -37,11 +37,7 @@ async fn dedup_of_a_wget_warc_names_every_duplicate_and_writes_a_clean_copy() {
         .arg(&warc)
         .arg("--write")
         .arg(&copy_dir));
-    let lines: Vec<Line> = String::from_utf8(output.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let lines: Vec<Line> = json_lines(&output);
     assert!(lines.len() > 50, "only {} decisions", lines.len());
     // wget may fetch a page twice (a redirect target): judge each URL by its first decision.
     let mut first: HashMap<&str, &Line> = HashMap::new();

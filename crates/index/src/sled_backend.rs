@@ -696,35 +696,45 @@ impl SledDedupIndex {
         Ok((resolve(inside)?, resolve(around)?))
     }
 
-    /// Records a near duplicate or contained page as a member of the cluster of `link.to`:
-    /// its record (signature, small shingle set, the decision it got) under the next id, its
-    /// exact digests (an exact copy of it is an exact duplicate of it) and its LSH buckets. No
-    /// containment postings and no block counts: those describe originals.
-    fn insert_member(
+    /// Appends `doc` under the next id: to the log, to the in-memory structures, to the group
+    /// commit. A near duplicate or contained page (`link`) is kept as a member of the cluster
+    /// of `link.to`: its record (signature, small shingle set, the decision it got), its exact
+    /// digests (an exact copy of it is an exact duplicate of it) and its LSH buckets; no
+    /// containment postings and no block counts, which describe originals.
+    fn append(
         &self,
         state: &mut IndexState,
         doc: &DocumentFingerprint,
-        signature: &MinHashSignature,
-        link: DocumentLink,
-    ) -> Result<(), IndexError> {
+        signature: Option<MinHashSignature>,
+        mod_sample: Option<ModSample>,
+        link: Option<DocumentLink>,
+    ) -> Result<DocumentId, IndexError> {
         let id = state.next_id;
         let next = id.checked_add(1).ok_or(IndexError::Full)?;
+        let mut blocks = if link.is_some() {
+            Vec::new()
+        } else {
+            doc.block_fingerprints.clone()
+        };
+        blocks.sort_unstable();
+        blocks.dedup();
         let record = StoredDocument {
             id,
             name: doc.name.clone(),
             host: doc.host.clone(),
             payload: doc.payload,
             tokens: doc.tokens,
-            signature: Some(signature.clone()),
-            mod_sample: None,
+            signature,
+            mod_sample,
             small_shingles: doc.small_shingles.clone(),
-            link: Some(link),
-            blocks: Some(Vec::new()),
+            link,
+            blocks: Some(blocks),
         };
         state.log.append(&record)?;
         state.next_id = next;
         state.learn(&self.config, &record);
-        self.stage(state)
+        self.stage(state)?;
+        Ok(id)
     }
 
     fn check(&self, doc: &DocumentFingerprint, insert: bool) -> Result<DedupDecision, IndexError> {
@@ -751,7 +761,7 @@ impl SledDedupIndex {
                     cluster: of.cluster,
                     similarity: *similarity,
                 };
-                self.insert_member(state, doc, signature, link)?;
+                self.append(state, doc, Some(signature.clone()), None, Some(link))?;
             }
             return Ok(decision);
         }
@@ -769,7 +779,7 @@ impl SledDedupIndex {
                     cluster: within.cluster,
                     similarity: containment,
                 };
-                self.insert_member(state, doc, signature, link)?;
+                self.append(state, doc, Some(signature.clone()), None, Some(link))?;
             }
             return Ok(DedupDecision::Contained {
                 within,
@@ -782,27 +792,7 @@ impl SledDedupIndex {
                 contains: around,
             });
         }
-        let id = state.next_id;
-        let next = id.checked_add(1).ok_or(IndexError::Full)?;
-        let mut blocks = doc.block_fingerprints.clone();
-        blocks.sort_unstable();
-        blocks.dedup();
-        let record = StoredDocument {
-            id,
-            name: doc.name.clone(),
-            host: doc.host.clone(),
-            payload: doc.payload,
-            tokens: doc.tokens,
-            signature,
-            mod_sample: sample,
-            small_shingles: doc.small_shingles.clone(),
-            link: None,
-            blocks: Some(blocks),
-        };
-        state.log.append(&record)?;
-        state.next_id = next;
-        state.learn(&self.config, &record);
-        self.stage(state)?;
+        let id = self.append(state, doc, signature, sample, None)?;
         Ok(DedupDecision::New {
             id: Some(id),
             contains: around,

@@ -39,6 +39,17 @@ fn edited(base: &[u64], edits: usize, seed: u64) -> Vec<u64> {
     out
 }
 
+/// The id a fresh, unrelated document gets.
+fn fresh_id(index: &SledDedupIndex) -> u32 {
+    match index
+        .check_and_insert(&document("fresh", &tokens(9_999, 600)))
+        .unwrap()
+    {
+        DedupDecision::New { id: Some(id), .. } => id,
+        other => panic!("not new: {other:?}"),
+    }
+}
+
 fn open(dir: &Path) -> SledDedupIndex {
     SledDedupIndex::open(dir, IndexConfig::default()).unwrap()
 }
@@ -211,13 +222,7 @@ fn reopened_index_remembers_and_rebuilds_buckets() {
         other => panic!("{other:?}"),
     }
     // Ids continue after the stored ones (and the near duplicate "again", kept as a member).
-    let DedupDecision::New { id: Some(id), .. } = index
-        .check_and_insert(&document("fresh", &tokens(9_999, 600)))
-        .unwrap()
-    else {
-        panic!("not new")
-    };
-    assert_eq!(id, 52);
+    assert_eq!(fresh_id(&index), 52);
 }
 
 #[test]
@@ -282,13 +287,7 @@ fn near_duplicates_link_to_the_closest_page_and_stay_in_its_cluster() {
         other => panic!("{other:?}"),
     }
     // x, a, b, b2 hold ids 0..4: the repeated "a" and the exact copy recorded nothing.
-    let DedupDecision::New { id: Some(id), .. } = index
-        .check_and_insert(&document("fresh", &tokens(9_999, 600)))
-        .unwrap()
-    else {
-        panic!("not new")
-    };
-    assert_eq!(id, 4);
+    assert_eq!(fresh_id(&index), 4);
     assert_eq!(index.stats().unwrap().documents, 2);
 }
 

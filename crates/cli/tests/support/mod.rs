@@ -20,6 +20,14 @@ pub fn run(command: &mut Command) -> Output {
     output
 }
 
+/// The JSON lines a command printed on stdout.
+pub fn json_lines<T: serde::de::DeserializeOwned>(output: &Output) -> Vec<T> {
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{line}: {e}")))
+        .collect()
+}
+
 /// Crawls `urls` with `wget --recursive --warc-file` (mirror in `WORK/mirror`) and returns the
 /// WARC it wrote, `WORK/wget.warc.gz`.
 pub fn wget_warc(work: &Path, urls: &[String]) -> PathBuf {
