@@ -54,6 +54,8 @@ const META_LOG_LENGTH: &[u8] = b"Mlog_length";
 const LEGACY_META_NEXT_ID: &[u8] = b"Mnext_id";
 /// Candidates verified per document at most (a bucket this crowded is one big cluster).
 const MAX_CANDIDATES: usize = 256;
+/// Originals of close cluster members checked per document, at most.
+const MAX_ORIGINALS_CHECKED: usize = 16;
 /// Members kept per LSH bucket.
 const MAX_BUCKET_MEMBERS: usize = 1024;
 /// Sampled shingles posted (and probed) per document for containment.
@@ -609,41 +611,71 @@ impl SledDedupIndex {
         }))
     }
 
-    /// The most similar indexed document at or above the threshold. Near duplicates and
-    /// contained pages are indexed too (as cluster members), so a page is linked to the closest
-    /// earlier page, not only to the first page of its cluster: a cluster is a tree, and two
-    /// very similar pages never end up in two clusters only because each was first compared
-    /// with a different, less similar original.
+    /// The most similar indexed document at or above the threshold, and whether the page is
+    /// also at least that close to an original.
+    ///
+    /// Near duplicates and contained pages are indexed too (as cluster members), so a page is
+    /// linked to the closest earlier page, not only to the first page of its cluster: a
+    /// cluster is a tree, and two very similar pages do not end up in two clusters only because
+    /// each was first compared with a different, less similar original. But a page is only
+    /// called a duplicate when some *original* (what a crawl archives) is within the threshold:
+    /// a chain of 0.8-alike pages can drift far from its first page, and the page at the end of
+    /// it must be archived, not dropped as "like a page that was itself dropped". (Being
+    /// contained in an original covers it too: see `check`.)
     fn find_near(
         &self,
         state: &IndexState,
         doc: &DocumentFingerprint,
         signature: &MinHashSignature,
         band_keys: &[u64],
-    ) -> Result<Option<DedupDecision>, IndexError> {
+    ) -> Result<Option<(DocumentId, f64, bool)>, IndexError> {
+        let similarity_to = |stored: &StoredDocument| -> Option<f64> {
+            let theirs = stored.signature.as_ref()?;
+            Some(match (&doc.small_shingles, &stored.small_shingles) {
+                (Some(mine), Some(theirs)) => crate::small_set_resemblance(mine, theirs),
+                _ => signature.similarity(theirs),
+            })
+        };
+        let threshold = self.config.threshold;
         let mut best: Option<(DocumentId, f64)> = None;
+        let mut near_an_original = false;
+        let mut originals_to_check: Vec<DocumentId> = Vec::new();
+        let mut compared: FxHashSet<DocumentId> = FxHashSet::default();
         for candidate in state.tables.candidates(band_keys) {
+            compared.insert(candidate);
             let Some(stored) = state.log.read(candidate)? else {
                 continue;
             };
-            let Some(candidate_signature) = stored.signature else {
+            let Some(similarity) = similarity_to(&stored) else {
                 continue;
             };
-            let similarity = match (&doc.small_shingles, &stored.small_shingles) {
-                (Some(mine), Some(theirs)) => crate::small_set_resemblance(mine, theirs),
-                _ => signature.similarity(&candidate_signature),
-            };
-            if similarity >= self.config.threshold && best.is_none_or(|(_, s)| similarity > s) {
-                best = Some((candidate, similarity));
+            if similarity >= threshold {
+                match stored.link {
+                    None => near_an_original = true,
+                    Some(link) => originals_to_check.push(link.cluster),
+                }
+                if best.is_none_or(|(_, s)| similarity > s) {
+                    best = Some((candidate, similarity));
+                }
             }
         }
-        match best {
-            Some((id, similarity)) => Ok(Some(DedupDecision::NearDuplicate {
-                of: self.reference(state, id)?,
-                similarity,
-            })),
-            None => Ok(None),
+        let Some((id, similarity)) = best else {
+            return Ok(None);
+        };
+        // Only members came close: is the page that close to one of their originals too?
+        originals_to_check.retain(|&original| compared.insert(original));
+        for original in originals_to_check.into_iter().take(MAX_ORIGINALS_CHECKED) {
+            if near_an_original {
+                break;
+            }
+            near_an_original = state
+                .log
+                .read(original)?
+                .as_ref()
+                .and_then(similarity_to)
+                .is_some_and(|s| s >= threshold);
         }
+        Ok(Some((id, similarity, near_an_original)))
     }
 
     /// Containment both ways against documents sharing posted samples. Returns
@@ -751,40 +783,48 @@ impl SledDedupIndex {
         if let Some(decision) = self.find_exact(state, doc)? {
             return Ok(decision);
         }
-        if let Some(signature) = &signature
-            && let Some(decision) = self.find_near(state, doc, signature, &band_keys)?
-        {
-            if insert && let DedupDecision::NearDuplicate { of, similarity } = &decision {
+        let near = match &signature {
+            Some(signature) => self.find_near(state, doc, signature, &band_keys)?,
+            None => None,
+        };
+        let (inside, around) = match (&sample, near) {
+            (_, Some((_, _, true))) | (None, _) => (None, None),
+            (Some(sample), _) => self.find_containment(state, sample)?,
+        };
+        // Near an original, or inside one: a duplicate, linked to the closest page if one is
+        // within the threshold (a page that is (almost) exactly another one is a near
+        // duplicate), else to the page it is contained in.
+        let decision = match (near, inside) {
+            (Some((id, similarity, true)), _) | (Some((id, similarity, false)), Some(_)) => {
+                let of = self.reference(state, id)?;
                 let link = DocumentLink {
                     contained: false,
                     to: of.id,
                     cluster: of.cluster,
-                    similarity: *similarity,
+                    similarity,
                 };
-                self.append(state, doc, Some(signature.clone()), None, Some(link))?;
+                Some((DedupDecision::NearDuplicate { of, similarity }, link))
             }
-            return Ok(decision);
-        }
-        let (inside, around) = match &sample {
-            Some(sample) => self.find_containment(state, sample)?,
-            None => (None, None),
-        };
-        // A page that is (almost) exactly another one is near-duplicate, handled above; a
-        // page inside a larger one adds nothing new.
-        if let Some((within, containment)) = inside {
-            if insert && let Some(signature) = &signature {
+            (_, Some((within, containment))) => {
                 let link = DocumentLink {
                     contained: true,
                     to: within.id,
                     cluster: within.cluster,
                     similarity: containment,
                 };
-                self.append(state, doc, Some(signature.clone()), None, Some(link))?;
+                let decision = DedupDecision::Contained {
+                    within,
+                    containment,
+                };
+                Some((decision, link))
             }
-            return Ok(DedupDecision::Contained {
-                within,
-                containment,
-            });
+            (_, None) => None,
+        };
+        if let Some((decision, link)) = decision {
+            if insert && let Some(signature) = signature {
+                self.append(state, doc, Some(signature), None, Some(link))?;
+            }
+            return Ok(decision);
         }
         if !insert {
             return Ok(DedupDecision::New {

@@ -404,6 +404,48 @@ fn kill_minus_nine_loses_nothing_that_was_flushed() {
 }
 
 #[test]
+fn a_page_only_like_a_duplicate_and_not_like_any_original_is_new() {
+    // Small sets: resemblance is exact. x; a = x with 8 of 100 replaced (J 0.85); b = a with
+    // 8 more replaced: J(b, a) = 0.85 but J(b, x) = 0.72. b must be archived, not dropped as
+    // "like a page that was itself dropped".
+    let dir = tempfile::tempdir().unwrap();
+    let index = open(dir.path());
+    let hasher = MinHasher::new(128);
+    let small = |name: &str, shingles: &[u64]| {
+        DocumentFingerprint {
+            signature: hasher.signature(shingles),
+            ..DocumentFingerprint::new(name, "example.org", PayloadDigest::of(name.as_bytes()))
+        }
+        .with_small_shingles(shingles)
+    };
+    let mut rng = StdRng::seed_from_u64(5);
+    let x: Vec<u64> = (0..100).map(|_| rng.random()).collect();
+    let mut a = x.clone();
+    let mut b = x.clone();
+    for i in 0..8 {
+        a[i] = rng.random();
+        b[i] = a[i];
+        b[50 + i] = rng.random();
+    }
+    assert!(index.check_and_insert(&small("x", &x)).unwrap().is_new());
+    match index.check_and_insert(&small("a", &a)).unwrap() {
+        DedupDecision::NearDuplicate { of, .. } => assert_eq!(of.name, "x"),
+        other => panic!("{other:?}"),
+    }
+    assert!(
+        index.check_and_insert(&small("b", &b)).unwrap().is_new(),
+        "b is 0.72 like x, the only original"
+    );
+    // b is an original now: a page like b names it.
+    let mut c = b.clone();
+    c[99] = rng.random();
+    match index.check_and_insert(&small("c", &c)).unwrap() {
+        DedupDecision::NearDuplicate { of, .. } => assert_eq!(of.name, "b"),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
 fn small_documents_are_verified_by_exact_resemblance() {
     let dir = tempfile::tempdir().unwrap();
     let index = open(dir.path());
