@@ -327,6 +327,40 @@ mod tests {
     }
 
     #[test]
+    fn a_log_shorter_than_its_commit_point_keeps_its_whole_frames() {
+        // A power loss after sled persisted the commit point but before the log's pages
+        // reached the disk (`flush` syncs the log first, so only unflushed documents).
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("documents.log");
+        let committed;
+        let first_frame;
+        {
+            let (mut log, _) = DocumentLog::open(&path, Some(0)).unwrap();
+            log.append(&document(0)).unwrap();
+            log.write().unwrap();
+            first_frame = log.end();
+            log.append(&document(1)).unwrap();
+            log.append(&document(2)).unwrap();
+            log.write().unwrap();
+            committed = log.end();
+        }
+        let file = OpenOptions::new().write(true).open(&path).unwrap();
+        file.set_len(first_frame + 10).unwrap();
+        drop(file);
+        let (mut log, live) = DocumentLog::open(&path, Some(committed)).unwrap();
+        assert_eq!(live, vec![document(0)]);
+        assert_eq!(log.id_bound(), 1);
+        // The torn frame is cut, and new frames follow the whole ones.
+        assert_eq!(std::fs::metadata(&path).unwrap().len(), first_frame);
+        log.append(&document(1)).unwrap();
+        log.sync().unwrap();
+        let end = log.end();
+        drop(log);
+        let (_, live) = DocumentLog::open(&path, Some(end)).unwrap();
+        assert_eq!(live, vec![document(0), document(1)]);
+    }
+
+    #[test]
     fn a_torn_tail_is_dropped_and_damage_inside_the_commit_point_is_an_error() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("documents.log");

@@ -62,6 +62,18 @@ struct Outcome {
     sled_logical: u64,
     /// Wall seconds to open the flushed index again (the log replayed into the tables).
     reopen: f64,
+    /// The process's resident memory with the full index open, MB.
+    rss_mb: f64,
+}
+
+/// Resident memory of this process, MB.
+fn rss_mb() -> f64 {
+    std::fs::read_to_string("/proc/self/status")
+        .unwrap_or_default()
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+        .map_or(f64::NAN, |kb| kb / 1024.0)
 }
 
 /// Documents `range` of the synthetic corpus, and how many of them are planted near duplicates.
@@ -157,6 +169,7 @@ fn run(
         du: 0,
         sled_logical: 0,
         reopen: 0.0,
+        rss_mb: 0.0,
     };
     for start in (0..docs).step_by(CHUNK) {
         let end = (start + CHUNK).min(docs);
@@ -178,6 +191,7 @@ fn run(
         out.cpu += t.cpu;
     }
     index.flush()?;
+    out.rss_mb = rss_mb();
     out.log_bytes = std::fs::metadata(index.log_path())?.len();
     drop(index);
     out.du = du_bytes(dir);
@@ -247,6 +261,7 @@ fn main() -> anyhow::Result<()> {
         "of it: document log bytes/doc",
         "sled keys + values/doc",
         "reopen s (log replayed)",
+        "process RSS MB, index open",
     ]);
     let runs = sizes
         .iter()
@@ -287,6 +302,7 @@ fn main() -> anyhow::Result<()> {
             thousands(o.log_bytes as f64 / o.docs as f64),
             format!("{:.1}", o.sled_logical as f64 / o.docs as f64),
             format!("{:.2}", o.reopen),
+            format!("{:.0}", o.rss_mb),
         ]);
         let _ = std::fs::remove_dir_all(&dir);
     }
