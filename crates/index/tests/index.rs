@@ -39,6 +39,15 @@ fn edited(base: &[u64], edits: usize, seed: u64) -> Vec<u64> {
     out
 }
 
+/// A document given as its shingle set, small enough to be compared exactly.
+fn small_document(name: &str, shingles: &[u64]) -> DocumentFingerprint {
+    DocumentFingerprint {
+        signature: MinHasher::new(128).signature(shingles),
+        ..DocumentFingerprint::new(name, "example.org", PayloadDigest::of(name.as_bytes()))
+    }
+    .with_small_shingles(shingles)
+}
+
 /// The id a fresh, unrelated document gets.
 fn fresh_id(index: &SledDedupIndex) -> u32 {
     match index
@@ -410,14 +419,6 @@ fn a_page_only_like_a_duplicate_and_not_like_any_original_is_new() {
     // "like a page that was itself dropped".
     let dir = tempfile::tempdir().unwrap();
     let index = open(dir.path());
-    let hasher = MinHasher::new(128);
-    let small = |name: &str, shingles: &[u64]| {
-        DocumentFingerprint {
-            signature: hasher.signature(shingles),
-            ..DocumentFingerprint::new(name, "example.org", PayloadDigest::of(name.as_bytes()))
-        }
-        .with_small_shingles(shingles)
-    };
     let mut rng = StdRng::seed_from_u64(5);
     let x: Vec<u64> = (0..100).map(|_| rng.random()).collect();
     let mut a = x.clone();
@@ -427,19 +428,27 @@ fn a_page_only_like_a_duplicate_and_not_like_any_original_is_new() {
         b[i] = a[i];
         b[50 + i] = rng.random();
     }
-    assert!(index.check_and_insert(&small("x", &x)).unwrap().is_new());
-    match index.check_and_insert(&small("a", &a)).unwrap() {
+    assert!(
+        index
+            .check_and_insert(&small_document("x", &x))
+            .unwrap()
+            .is_new()
+    );
+    match index.check_and_insert(&small_document("a", &a)).unwrap() {
         DedupDecision::NearDuplicate { of, .. } => assert_eq!(of.name, "x"),
         other => panic!("{other:?}"),
     }
     assert!(
-        index.check_and_insert(&small("b", &b)).unwrap().is_new(),
+        index
+            .check_and_insert(&small_document("b", &b))
+            .unwrap()
+            .is_new(),
         "b is 0.72 like x, the only original"
     );
     // b is an original now: a page like b names it.
     let mut c = b.clone();
     c[99] = rng.random();
-    match index.check_and_insert(&small("c", &c)).unwrap() {
+    match index.check_and_insert(&small_document("c", &c)).unwrap() {
         DedupDecision::NearDuplicate { of, .. } => assert_eq!(of.name, "b"),
         other => panic!("{other:?}"),
     }
@@ -449,14 +458,6 @@ fn a_page_only_like_a_duplicate_and_not_like_any_original_is_new() {
 fn small_documents_are_verified_by_exact_resemblance() {
     let dir = tempfile::tempdir().unwrap();
     let index = open(dir.path());
-    let hasher = MinHasher::new(128);
-    let small = |name: &str, shingles: &[u64]| {
-        DocumentFingerprint {
-            signature: hasher.signature(shingles),
-            ..DocumentFingerprint::new(name, "example.org", PayloadDigest::of(name.as_bytes()))
-        }
-        .with_small_shingles(shingles)
-    };
     let mut rng = StdRng::seed_from_u64(21);
     let mut flagged_below = 0;
     for round in 0..200 {
@@ -471,10 +472,10 @@ fn small_documents_are_verified_by_exact_resemblance() {
         b.sort_unstable();
         let truth = dedupcrawl_sketch::jaccard(&a, &b);
         index
-            .check_and_insert(&small(&format!("a{round}"), &a))
+            .check_and_insert(&small_document(&format!("a{round}"), &a))
             .unwrap();
         match index
-            .check_and_insert(&small(&format!("b{round}"), &b))
+            .check_and_insert(&small_document(&format!("b{round}"), &b))
             .unwrap()
         {
             DedupDecision::NearDuplicate { similarity, .. } => {
