@@ -441,7 +441,7 @@ impl SledDedupIndex {
         })
     }
 
-    /// Format 2 → 3: appends the `D` records to the log (in id order; a removed highest id
+    /// Format 2 → 4: appends the `D` records to the log (in id order; a removed highest id
     /// becomes a tombstone so it is never handed out again), syncs it, then one batch drops
     /// the `D`/`P`/`T` keys and records the log's length. A crash before that batch leaves a
     /// format 2 index and an uncommitted log, and the move starts over.
