@@ -34,6 +34,9 @@ pub struct ClustersArgs {
 pub struct ClusterMember {
     pub url: String,
     pub decision: String,
+    /// The page this one was linked to (the representative, or another member): `similarity`
+    /// is to that page.
+    pub duplicate_of: String,
     pub similarity: Option<f64>,
 }
 
@@ -63,12 +66,13 @@ pub fn clusters_from_log(path: &Path) -> anyhow::Result<Vec<Cluster>> {
         if let Some(original) = entry.duplicate_of
             && original != entry.url
         {
-            parent_url.insert(entry.url.clone(), original);
+            parent_url.insert(entry.url.clone(), original.clone());
             parent.insert(
                 entry.url.clone(),
                 ClusterMember {
                     url: entry.url,
                     decision: entry.decision,
+                    duplicate_of: original,
                     similarity: entry.similarity,
                 },
             );
@@ -217,14 +221,14 @@ pub fn run(args: ClustersArgs) -> anyhow::Result<()> {
          <style>body{{font-family:sans-serif;max-width:1100px;margin:2em auto}}table{{border-collapse:collapse}}\
          td,th{{border:1px solid #ccc;padding:2px 6px;text-align:left}}pre{{white-space:pre-wrap;background:#f6f6f6;padding:4px}}\
          details{{margin:1em 0}}</style></head><body><h1>Duplicate clusters of {out}</h1>\
-         <p>{n} clusters, {members} duplicates.</p><h2>Similarity of duplicates to their original</h2>{svg}",
+         <p>{n} clusters, {members} duplicates.</p><h2>Similarity of duplicates to the page each was linked to</h2>{svg}",
         out = escape(&args.out.display().to_string()),
         n = clusters.len(),
         svg = histogram_svg(&clusters),
     );
     for (i, cluster) in clusters.iter().enumerate() {
         html.push_str(&format!(
-            "<details{open}><summary>#{n} {rep} — {size} pages</summary><table><tr><th>url</th><th>decision</th><th>similarity</th></tr>",
+            "<details{open}><summary>#{n} {rep} — {size} pages</summary><table><tr><th>url</th><th>decision</th><th>duplicate of</th><th>similarity</th></tr>",
             open = if i < 5 { " open" } else { "" },
             n = i + 1,
             rep = escape(&cluster.representative),
@@ -232,9 +236,14 @@ pub fn run(args: ClustersArgs) -> anyhow::Result<()> {
         ));
         for member in &cluster.members {
             html.push_str(&format!(
-                "<tr><td>{}</td><td>{}</td><td>{}</td></tr>",
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
                 escape(&member.url),
                 escape(&member.decision),
+                if member.duplicate_of == cluster.representative {
+                    "(the representative)".to_string()
+                } else {
+                    escape(&member.duplicate_of)
+                },
                 member
                     .similarity
                     .map_or(String::new(), |s| format!("{s:.3}"))
@@ -271,4 +280,44 @@ pub fn run(args: ClustersArgs) -> anyhow::Result<()> {
         html_path.display()
     );
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_chain_of_duplicates_is_one_cluster_and_each_member_names_its_link() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("crawl.log.jsonl");
+        let line = |url: &str, decision: &str, of: Option<&str>, similarity: f64| {
+            serde_json::json!({"url": url, "decision": decision, "duplicate_of": of, "similarity": similarity})
+                .to_string()
+        };
+        let log = [
+            line("http://a/x", "archived", None, 0.0),
+            line("http://a/y", "near_duplicate", Some("http://a/x"), 0.85),
+            line("http://a/z", "near_duplicate", Some("http://a/y"), 0.97),
+            line("http://a/v", "archived", None, 0.0),
+        ]
+        .join("\n");
+        std::fs::write(&path, log).unwrap();
+        let clusters = clusters_from_log(&path).unwrap();
+        assert_eq!(clusters.len(), 1);
+        let cluster = &clusters[0];
+        assert_eq!(
+            (cluster.representative.as_str(), cluster.size),
+            ("http://a/x", 3)
+        );
+        assert_eq!(cluster.min_similarity, Some(0.85));
+        let links: Vec<(&str, &str)> = cluster
+            .members
+            .iter()
+            .map(|m| (m.url.as_str(), m.duplicate_of.as_str()))
+            .collect();
+        assert_eq!(
+            links,
+            [("http://a/y", "http://a/x"), ("http://a/z", "http://a/y")]
+        );
+    }
 }
