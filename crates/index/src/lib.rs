@@ -83,6 +83,12 @@ pub enum IndexError {
         action: String,
         source: std::io::Error,
     },
+    #[error(
+        "the index's document log {path} is missing, but the index says it holds {bytes} bytes: \
+         put the file back (from a backup), or delete the whole index directory (or the crawl's \
+         state/) and start over"
+    )]
+    MissingLog { path: String, bytes: u64 },
     #[error("the index is full: document ids are 32-bit (4,294,967,295 documents)")]
     Full,
     #[error(

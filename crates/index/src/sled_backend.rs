@@ -405,6 +405,11 @@ impl SledDedupIndex {
             // Format 2 had no log: whatever a log file holds was never committed.
             None => Some(0),
         };
+        if let Some(bytes) = committed.filter(|&c| c > 0)
+            && !log_path.exists()
+        {
+            return Err(IndexError::MissingLog { path, bytes });
+        }
         let (mut log, mut documents) = DocumentLog::open(log_path, committed)?;
         if committed.is_some_and(|c| c > log.end()) {
             // The log lost its tail (see `DocumentLog::open`): frames appended from here on

@@ -301,6 +301,32 @@ fn near_duplicates_link_to_the_closest_page_and_stay_in_its_cluster() {
 }
 
 #[test]
+fn a_missing_document_log_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let index = open(dir.path());
+        index
+            .check_and_insert(&document("a", &tokens(1, 500)))
+            .unwrap();
+        index.flush().unwrap();
+    }
+    std::fs::remove_file(dir.path().join(dedupcrawl_index::DOCUMENT_LOG_FILE)).unwrap();
+    let error = SledDedupIndex::open(dir.path(), IndexConfig::default()).unwrap_err();
+    assert!(matches!(error, IndexError::MissingLog { .. }), "{error}");
+    assert!(
+        error
+            .to_string()
+            .contains("delete the whole index directory"),
+        "{error}"
+    );
+    // A fresh index has no log yet, and that is fine.
+    let fresh = tempfile::tempdir().unwrap();
+    drop(open(fresh.path()));
+    std::fs::remove_file(fresh.path().join(dedupcrawl_index::DOCUMENT_LOG_FILE)).unwrap();
+    drop(open(fresh.path()));
+}
+
+#[test]
 fn incompatible_settings_and_format_are_clear_errors() {
     let dir = tempfile::tempdir().unwrap();
     drop(open(dir.path()));
