@@ -60,6 +60,9 @@ pub struct CrawlSettings {
     pub sitemaps: bool,
     /// Show a progress bar when stderr is a terminal.
     pub progress: bool,
+    /// Seconds between two checkpoints of the state: sled is flushed and the WARC position
+    /// it covers is recorded, so a resume rescans only the WARC written after it.
+    pub checkpoint_every: f64,
 }
 
 impl Default for CrawlSettings {
@@ -78,6 +81,7 @@ impl Default for CrawlSettings {
             max_redirects: 5,
             sitemaps: true,
             progress: true,
+            checkpoint_every: 2.0,
         }
     }
 }
@@ -386,6 +390,7 @@ impl CrawlConfig {
         }
         seconds("crawl.delay", c.delay)?;
         seconds("crawl.max_crawl_delay", c.max_crawl_delay)?;
+        positive_seconds("crawl.checkpoint_every", c.checkpoint_every)?;
         if c.user_agent.trim().is_empty() || c.user_agent.contains(['\r', '\n']) {
             return Err(CrawlError::ConfigValue(
                 "crawl.user_agent must be a non-empty single line".into(),

@@ -26,7 +26,7 @@ use tokio::task::JoinSet;
 use crate::config::{CrawlConfig, ResolvedSite, seconds};
 use crate::crawl_log::{CrawlLog, Decision, LogLine};
 use crate::error::CrawlError;
-use crate::report::CrawlReport;
+use crate::report::{CrawlReport, ResumeScan};
 
 /// The dedup index's document log, inside `state/` next to the sled files it commits with.
 const INDEX_DOCUMENT_LOG: &str = "dedup-documents.log";
@@ -36,6 +36,17 @@ const TREE_ARCHIVED: &str = "crawl_archived";
 const TREE_LOGGED: &str = "crawl_logged";
 /// Sled tree: host → empty, hosts whose sitemaps were read.
 const TREE_SITEMAPS_DONE: &str = "crawl_sitemaps_done";
+/// Sled tree of [`ArchiveCheckpoint`]s (one key).
+const TREE_CHECKPOINT: &str = "crawl_checkpoint";
+const CHECKPOINT_KEY: &[u8] = b"archive";
+
+/// How far the WARC files are known to the state: every record of the files before `file`
+/// (in name order) and of `file` before byte `offset` is in the `archived` tree, on disk.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+struct ArchiveCheckpoint {
+    file: String,
+    offset: u64,
+}
 
 /// Most sitemap files read per host.
 const MAX_SITEMAP_FILES: usize = 50;
@@ -86,6 +97,7 @@ pub(crate) struct Engine {
     pub(crate) archived: sled::Tree,
     logged_before: sled::Tree,
     sitemaps_done: sled::Tree,
+    checkpoints: sled::Tree,
     db: sled::Db,
     host_pages: Mutex<HashMap<String, u64>>,
     pub(crate) progress: Progress,
@@ -208,6 +220,7 @@ impl Engine {
         let archived = db.open_tree(TREE_ARCHIVED)?;
         let logged_before = db.open_tree(TREE_LOGGED)?;
         let sitemaps_done = db.open_tree(TREE_SITEMAPS_DONE)?;
+        let checkpoints = db.open_tree(TREE_CHECKPOINT)?;
 
         let mut warc_config = WarcWriterConfig::new(&paths.warc_dir, config.archive.prefix.clone());
         warc_config.max_file_size = config.archive.max_file_size;
@@ -251,10 +264,14 @@ impl Engine {
             );
         }
         let mut cdxj = CdxjWriter::open_append(&paths.cdxj_unsorted)?;
-        reconcile_archive(&paths.warc_dir, &archived, &mut cdxj, &stage)?;
+        let resume_scan =
+            reconcile_archive(&paths.warc_dir, &archived, &checkpoints, &mut cdxj, &stage)?;
 
         let (log, previous_lines) = CrawlLog::open(&paths.crawl_log)?;
-        let mut report = CrawlReport::default();
+        let mut report = CrawlReport {
+            resume_scan,
+            ..CrawlReport::default()
+        };
         let mut host_pages: HashMap<String, u64> = HashMap::new();
         for line in &previous_lines {
             report.add(line);
@@ -298,6 +315,7 @@ impl Engine {
             archived,
             logged_before,
             sitemaps_done,
+            checkpoints,
             db,
             host_pages: Mutex::new(host_pages),
             progress,
@@ -603,6 +621,39 @@ impl Engine {
         }
     }
 
+    /// Flushes the archive and the state, then records the WARC position the flushed state
+    /// covers ([`ArchiveCheckpoint`]; on disk with the next flush). Every record before the
+    /// position is in the `archived` tree: pages remember their records while they hold the
+    /// archive lock, and the position is read under that lock.
+    fn checkpoint(&self) -> Result<(), CrawlError> {
+        let position = {
+            let mut archive = lock(&self.archive);
+            archive.warc.flush()?;
+            archive.cdxj.flush()?;
+            match archive.warc.current_file() {
+                Some(path) => {
+                    let offset = std::fs::metadata(path)
+                        .map_err(|e| CrawlError::io("read the size of", path, e))?
+                        .len();
+                    let file = path
+                        .file_name()
+                        .map(|n| n.to_string_lossy().into_owned())
+                        .unwrap_or_default();
+                    Some(ArchiveCheckpoint { file, offset })
+                }
+                None => None,
+            }
+        };
+        self.db.flush()?;
+        if let Some(checkpoint) = position {
+            self.checkpoints.insert(
+                CHECKPOINT_KEY,
+                serde_json::to_vec(&checkpoint).unwrap_or_default(),
+            )?;
+        }
+        Ok(())
+    }
+
     fn close(&self, finished: bool) -> Result<CrawlReport, CrawlError> {
         let paths = OutputPaths::new(&self.config.crawl.out);
         {
@@ -613,6 +664,7 @@ impl Engine {
         }
         self.stage.index().flush()?;
         self.frontier.flush()?;
+        self.checkpoint()?;
         self.db.flush()?;
         let mut report = {
             let mut sink = lock(&self.log);
@@ -640,16 +692,43 @@ impl Engine {
 fn reconcile_archive(
     warc_dir: &Path,
     archived: &sled::Tree,
+    checkpoints: &sled::Tree,
     cdxj: &mut CdxjWriter,
     stage: &DedupStage,
-) -> Result<(), CrawlError> {
+) -> Result<ResumeScan, CrawlError> {
     let files = warc_files(warc_dir)?;
+    let checkpoint: Option<ArchiveCheckpoint> = checkpoints
+        .get(CHECKPOINT_KEY)?
+        .and_then(|v| serde_json::from_slice(&v).ok());
+    let mut stats = ResumeScan::default();
     for path in &files {
         let file_name = path
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        for record in WarcReader::open(path)? {
+        // What the last checkpoint covers is known to the state already (file names sort in
+        // writing order: time, then serial).
+        let start = match &checkpoint {
+            Some(c) if file_name < c.file => {
+                stats.files_skipped += 1;
+                continue;
+            }
+            Some(c) if file_name == c.file => {
+                let length = std::fs::metadata(path)
+                    .map_err(|e| CrawlError::io("read the size of", path, e))?
+                    .len();
+                if c.offset <= length { c.offset } else { 0 }
+            }
+            _ => 0,
+        };
+        stats.bytes_skipped += start;
+        let reader = if start > 0 {
+            WarcReader::open_at(path, start, Default::default())?
+        } else {
+            WarcReader::open(path)?
+        };
+        for record in reader {
+            stats.records_read += 1;
             let record = match record {
                 Ok(record) => record,
                 Err(error) => {
@@ -697,11 +776,14 @@ fn reconcile_archive(
     if !files.is_empty() {
         tracing::info!(
             files = files.len(),
+            files_skipped = stats.files_skipped,
+            bytes_skipped = stats.bytes_skipped,
+            records_read = stats.records_read,
             records = archived.len(),
-            "reconciled the WARC files with the crawl state"
+            "reconciled the WARC files with the crawl state (what the last checkpoint covers is skipped)"
         );
     }
-    Ok(())
+    Ok(stats)
 }
 
 /// Checks an archived 2xx response into the dedup index again (see [`reconcile_archive`]).
@@ -787,20 +869,17 @@ async fn main_loop(engine: &Arc<Engine>) -> Result<bool, CrawlError> {
     let interrupt = tokio::signal::ctrl_c();
     tokio::pin!(interrupt);
     let max_pages = engine.config.crawl.max_pages;
+    let checkpoint_every = Duration::from_secs_f64(engine.config.crawl.checkpoint_every);
     loop {
         while let Some(joined) = tasks.try_join_next() {
             complete_task(engine, joined)?;
         }
-        if last_flush.elapsed() >= Duration::from_secs(2) {
+        if last_flush.elapsed() >= checkpoint_every {
             last_flush = Instant::now();
             let engine = Arc::clone(engine);
-            tokio::task::spawn_blocking(move || -> Result<(), CrawlError> {
-                lock(&engine.archive).warc.flush()?;
-                engine.db.flush()?;
-                Ok(())
-            })
-            .await
-            .map_err(|e| CrawlError::Worker(e.to_string()))??;
+            tokio::task::spawn_blocking(move || engine.checkpoint())
+                .await
+                .map_err(|e| CrawlError::Worker(e.to_string()))??;
         }
         update_progress(&bar, engine, started);
         if !stopping && max_pages.is_some_and(|max| engine.total_pages() >= max) {

@@ -98,4 +98,4 @@ pub use config::{
 pub use crawl_log::{CrawlLog, Decision, LogLine, read_crawl_log};
 pub use engine::{OutputPaths, run_crawl, warc_files};
 pub use error::CrawlError;
-pub use report::{CrawlReport, HostReport};
+pub use report::{CrawlReport, HostReport, ResumeScan};

@@ -125,13 +125,12 @@ impl Fetched<'_> {
         }
         let (request, response) = self.heads();
         let capture = self.capture(&request, &response);
-        let written = {
-            let mut sink = lock(&self.engine.archive);
-            let written: CaptureLocations = sink.warc.write_capture(&capture)?;
-            sink.cdxj.append_location(&written.response)?;
-            sink.cdxj.append_location(&written.request)?;
-            written
-        };
+        // Remembered while the archive lock is held: a checkpoint (which reads the WARC
+        // position under the same lock) never covers a record the state does not know.
+        let mut sink = lock(&self.engine.archive);
+        let written: CaptureLocations = sink.warc.write_capture(&capture)?;
+        sink.cdxj.append_location(&written.response)?;
+        sink.cdxj.append_location(&written.request)?;
         self.remember(&written.response)
     }
 
@@ -158,24 +157,20 @@ impl Fetched<'_> {
             record_id: original.record_id,
             payload_digest: original.payload_digest,
         };
-        let written = {
-            let mut sink = lock(&self.engine.archive);
-            match sink
-                .warc
-                .write_identical_payload_revisit(&capture, &original)
-            {
-                Ok(written) => {
-                    sink.cdxj.append_location(&written.response)?;
-                    written
-                }
-                Err(dedupcrawl_archive::ArchiveError::RevisitDigestMismatch { .. }) => {
-                    return Ok(false);
-                }
-                Err(error) => return Err(error.into()),
+        let mut sink = lock(&self.engine.archive);
+        match sink
+            .warc
+            .write_identical_payload_revisit(&capture, &original)
+        {
+            Ok(written) => {
+                sink.cdxj.append_location(&written.response)?;
+                // Under the archive lock, as in `archive_capture`.
+                self.remember(&written.response)?;
+                Ok(true)
             }
-        };
-        self.remember(&written.response)?;
-        Ok(true)
+            Err(dedupcrawl_archive::ArchiveError::RevisitDigestMismatch { .. }) => Ok(false),
+            Err(error) => Err(error.into()),
+        }
     }
 
     /// Near duplicates under `archive.near_duplicates = metadata`.
@@ -198,14 +193,14 @@ impl Fetched<'_> {
             method: method.to_string(),
             text,
         };
-        let written = lock(&self.engine.archive)
-            .warc
-            .write_near_duplicate_metadata(
-                self.url.as_str(),
-                self.response.started_at,
-                None,
-                &provenance,
-            )?;
+        let mut sink = lock(&self.engine.archive);
+        let written = sink.warc.write_near_duplicate_metadata(
+            self.url.as_str(),
+            self.response.started_at,
+            None,
+            &provenance,
+        )?;
+        // Under the archive lock, as in `archive_capture`.
         self.remember(&written)
     }
 

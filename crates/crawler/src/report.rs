@@ -38,6 +38,21 @@ pub struct CrawlReport {
     /// True when the crawl ended because the frontier was empty (false: page budget or
     /// interrupt; run again to continue).
     pub finished: bool,
+    /// What this run read of the WARC files written before it (not written to report.json).
+    #[serde(skip)]
+    pub resume_scan: ResumeScan,
+}
+
+/// How much of the earlier WARC files a resumed crawl read to reconcile its state; what the
+/// last checkpoint of the state covers is skipped.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ResumeScan {
+    /// Whole files skipped.
+    pub files_skipped: u64,
+    /// Bytes skipped at the start of the checkpoint's file.
+    pub bytes_skipped: u64,
+    /// Records read.
+    pub records_read: u64,
 }
 
 fn host_of(url: &str) -> String {

@@ -37,9 +37,17 @@ fn resume_child_process() {
         .build()
         .expect("runtime");
     let report = runtime
-        .block_on(run_crawl(config_for(seeds, Path::new(out))))
+        .block_on(run_crawl(child_config(seeds, Path::new(out))))
         .expect("child crawl");
     assert!(report.finished);
+}
+
+/// The children checkpoint the state every 50 ms, so the kills also land between checkpoints
+/// and resumes start from them.
+fn child_config(seeds: Vec<String>, out: &Path) -> dedupcrawl_crawler::CrawlConfig {
+    let mut config = config_for(seeds, out);
+    config.crawl.checkpoint_every = 0.05;
+    config
 }
 
 fn log_lines(out: &Path) -> usize {
@@ -136,6 +144,24 @@ async fn kill_nine_and_resume_archives_every_page_once() {
         run_child(&spec, &out, KillAt::Never, run).await,
         "the resumed crawl must finish with exit status 0 (see {}.child{run}.stderr)",
         out.display()
+    );
+
+    // One more run: the finished crawl's last checkpoint covers every WARC record, so the
+    // resume skips the earlier files whole and reads nothing of the last one.
+    let seeds = vec![site.main_url(), site.host_b_url()];
+    let again = run_crawl(child_config(seeds, &out))
+        .await
+        .expect("a finished crawl runs again");
+    let files_before = warc_files(&out.join("warc")).expect("warcs").len() as u64;
+    assert!(
+        again.resume_scan.files_skipped + 2 >= files_before && again.resume_scan.records_read <= 1,
+        "the resume read what the checkpoint covers: {:?} ({files_before} files)",
+        again.resume_scan
+    );
+    assert!(
+        again.resume_scan.bytes_skipped > 0,
+        "{:?}",
+        again.resume_scan
     );
 
     let expected = site.expected();
