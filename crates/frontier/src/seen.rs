@@ -63,6 +63,18 @@ const KEY_BYTES: usize = 16;
 const BLOCK_BYTES: usize = KEYS_PER_BLOCK * KEY_BYTES;
 const FILE_BUFFER: usize = 1 << 20;
 
+/// Opens (creating it if needed) a file of the seen set for reading and writing; `fresh`
+/// empties it.
+fn open_seen_file(dir: &Path, name: &str, fresh: bool) -> Result<File, FrontierError> {
+    OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(fresh)
+        .open(dir.join(name))
+        .map_err(|error| seen_io(if fresh { "create" } else { "open" }, name, error))
+}
+
 /// Binary search of a block (sorted 16-byte keys).
 fn block_contains(block: &[u8], key: &SeenKey) -> bool {
     let (mut low, mut high) = (0, block.len() / KEY_BYTES);
@@ -168,13 +180,7 @@ struct RunWriter {
 impl RunWriter {
     fn create(dir: &Path, generation: u64, expected_keys: u64) -> Result<RunWriter, FrontierError> {
         let name = run_name(generation);
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .open(dir.join(&name))
-            .map_err(|error| seen_io("create", &name, error))?;
+        let file = open_seen_file(dir, &name, true)?;
         let reader = file
             .try_clone()
             .map_err(|error| seen_io("open", &name, error))?;
@@ -296,13 +302,7 @@ impl SeenUrlSet {
             runs.push(load_run(dir, generation, len)?);
         }
         let name = recent_name(epoch);
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(dir.join(&name))
-            .map_err(|error| seen_io("open", &name, error))?;
+        let file = open_seen_file(dir, &name, false)?;
         let on_disk = file
             .metadata()
             .map_err(|error| seen_io("stat", &name, error))?
@@ -492,13 +492,7 @@ impl SeenUrlSet {
         let old_epoch = read_lock(&self.recent).epoch;
         let epoch = old_epoch + 1;
         let name = recent_name(epoch);
-        let new_recent = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .open(self.dir.join(&name))
-            .map_err(|error| seen_io("create", &name, error))?;
+        let new_recent = open_seen_file(&self.dir, &name, true)?;
         // The new names must survive an OS crash before sled refers to them.
         if let Ok(dir) = File::open(&self.dir) {
             let _ = dir.sync_all();

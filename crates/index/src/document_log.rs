@@ -247,12 +247,10 @@ impl DocumentLog {
             return Ok(None);
         }
         let (at, length) = (packed >> LENGTH_BITS, (packed & MAX_FRAME as u64) as usize);
-        let from_buffer;
         let mut from_file = Vec::new();
         let framed: &[u8] = if at >= self.written {
             let start = (at - self.written) as usize;
-            from_buffer = &self.buffer[start..start + length];
-            from_buffer
+            &self.buffer[start..start + length]
         } else {
             from_file.resize(length, 0);
             self.file
@@ -262,19 +260,6 @@ impl DocumentLog {
         };
         // The frame was checked when it was read at open or written by this process.
         StoredDocument::decode(id, &framed[HEADER + 4..]).map(Some)
-    }
-
-    /// Bytes in the file plus the buffer.
-    pub fn bytes(&self) -> u64 {
-        self.end()
-    }
-}
-
-impl Drop for DocumentLog {
-    fn drop(&mut self) {
-        // Frames left in the buffer belong to a commit that did not happen: dropping them
-        // keeps the file equal to the committed log.
-        self.buffer.clear();
     }
 }
 

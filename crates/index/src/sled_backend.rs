@@ -84,6 +84,15 @@ fn read_id(bytes: &[u8]) -> Option<DocumentId> {
     Some(DocumentId::from_be_bytes(bytes.try_into().ok()?))
 }
 
+/// How a decision names a stored document.
+fn document_ref(document: StoredDocument) -> DocumentRef {
+    DocumentRef {
+        id: document.id,
+        cluster: document.link.map_or(document.id, |link| link.cluster),
+        name: document.name,
+    }
+}
+
 /// The exact-digest map keys: 64 bits of each digest.
 fn payload_digest_key(payload: &dedupcrawl_sketch::PayloadDigest) -> u64 {
     let mut first = [0u8; 8];
@@ -105,8 +114,6 @@ struct BandTables {
     /// Containment postings: sampled shingle → documents.
     postings: FxHashMap<u64, Vec<DocumentId>>,
     documents: u64,
-    /// Near duplicates and contained pages indexed as cluster members.
-    members: u64,
 }
 
 /// The sampled shingles of a MOD_m sample that are posted and probed: the most divisible ones.
@@ -267,8 +274,8 @@ struct IndexState {
     block_counts: BlockCounts,
     /// The sled tree holds block counts of documents indexed by format 2 or 3.
     legacy_block_counts: bool,
+    /// Ids are dense: the next one is [`DocumentLog::id_bound`].
     log: DocumentLog,
-    next_id: DocumentId,
     /// Documents appended since the last commit.
     staged_documents: usize,
 }
@@ -288,9 +295,8 @@ impl IndexState {
                 .entry(token_digest_key(tokens))
                 .or_insert(document.id);
         }
-        if document.link.is_some() {
-            self.tables.members += 1;
-        } else {
+        // Members are not posted for containment and do not count pages for the template.
+        if document.link.is_none() {
             if let Some(sample) = &document.mod_sample {
                 self.tables.post(sample, document.id);
             }
@@ -318,9 +324,7 @@ impl IndexState {
                 self.token_digests.remove(&key);
             }
         }
-        if document.link.is_some() {
-            self.tables.members = self.tables.members.saturating_sub(1);
-        } else {
+        if document.link.is_none() {
             if let Some(sample) = &document.mod_sample {
                 self.tables.unpost(sample, document.id);
             }
@@ -429,7 +433,6 @@ impl SledDedupIndex {
             token_digests: FxHashMap::default(),
             block_counts: BlockCounts::default(),
             legacy_block_counts: tree.scan_prefix(b"H").next().is_some(),
-            next_id: log.id_bound(),
             log,
             staged_documents: 0,
         };
@@ -499,15 +502,6 @@ impl SledDedupIndex {
         self.lock().log.path().to_path_buf()
     }
 
-    /// Every stored document (originals and members), in id order (for reports and exports).
-    pub fn documents(&self) -> impl Iterator<Item = Result<StoredDocument, IndexError>> + '_ {
-        let state = self.lock();
-        let documents: Vec<Result<StoredDocument, IndexError>> = (0..state.log.id_bound())
-            .filter_map(|id| state.log.read(id).transpose())
-            .collect();
-        documents.into_iter()
-    }
-
     fn lock(&self) -> std::sync::MutexGuard<'_, IndexState> {
         // A panic while holding the lock leaves the state consistent with the store at the
         // last commit, so a poisoned lock is safe to reuse.
@@ -556,11 +550,7 @@ impl SledDedupIndex {
 
     fn reference(&self, state: &IndexState, id: DocumentId) -> Result<DocumentRef, IndexError> {
         Ok(match state.log.read(id)? {
-            Some(document) => DocumentRef {
-                id,
-                cluster: document.link.map_or(id, |link| link.cluster),
-                name: document.name,
-            },
+            Some(document) => document_ref(document),
             None => DocumentRef {
                 id,
                 name: format!("#{id}"),
@@ -612,11 +602,7 @@ impl SledDedupIndex {
             }));
         }
         Ok(Some(DedupDecision::ExactDuplicate {
-            of: DocumentRef {
-                id: stored.id,
-                cluster: stored.link.map_or(stored.id, |link| link.cluster),
-                name: stored.name,
-            },
+            of: document_ref(stored),
             basis,
         }))
     }
@@ -751,8 +737,10 @@ impl SledDedupIndex {
         mod_sample: Option<ModSample>,
         link: Option<DocumentLink>,
     ) -> Result<DocumentId, IndexError> {
-        let id = state.next_id;
-        let next = id.checked_add(1).ok_or(IndexError::Full)?;
+        let id = state.log.id_bound();
+        if id == DocumentId::MAX {
+            return Err(IndexError::Full);
+        }
         let mut blocks = if link.is_some() {
             Vec::new()
         } else {
@@ -773,7 +761,6 @@ impl SledDedupIndex {
             blocks: Some(blocks),
         };
         state.log.append(&record)?;
-        state.next_id = next;
         state.learn(&self.config, &record);
         self.stage(state)?;
         Ok(id)
@@ -915,7 +902,7 @@ impl DedupIndex for SledDedupIndex {
                     .values()
                     .map(|v| v.len() as u64)
                     .sum::<u64>(),
-            bytes_on_disk: self.db.size_on_disk()? + state.log.bytes(),
+            bytes_on_disk: self.db.size_on_disk()? + state.log.end(),
         })
     }
 
