@@ -7,6 +7,8 @@
 //!   measured in the same run).
 //! * Shingle-set dump: the exchange format with the Python peers (`benches/peers/`).
 
+pub mod extraction;
+
 use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

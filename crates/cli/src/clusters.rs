@@ -132,7 +132,7 @@ fn texts_in_warc(out: &Path, wanted: &HashSet<&str>) -> anyhow::Result<HashMap<S
                     if let Ok(Some(page)) = stored_page(&record)
                         && let Some(html) = &page.html
                     {
-                        let prepared = prep.prepare(html);
+                        let prepared = prep.prepare_alone(html, Some(url));
                         texts.insert(
                             url.to_string(),
                             prep.view_text(&prepared, View::MainContent, &|_| false),

@@ -45,11 +45,12 @@ impl From<ViewArg> for View {
     }
 }
 
-/// Reads a document as HTML; plain text is wrapped so each paragraph is a block.
+/// Reads a document as HTML, in whatever charset it declares (BOM, `<meta charset>`) or
+/// sniffs as, like the crawler; plain text is wrapped so each paragraph is a block.
 pub fn read_document(path: &Path) -> anyhow::Result<String> {
     let bytes = std::fs::read(path)
         .with_context(|| format!("cannot read {}: check the path", path.display()))?;
-    let text = String::from_utf8_lossy(&bytes).into_owned();
+    let text = dedupcrawl_fetch::decode_bytes(&bytes, None, true).text;
     let looks_like_html = text.trim_start().starts_with('<')
         || path
             .extension()
@@ -97,7 +98,12 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
     let prep = TextPrep::new(settings.text);
     let view: View = args.view.into();
     let (html_a, html_b) = (read_document(&args.a)?, read_document(&args.b)?);
-    let (page_a, page_b) = (prep.prepare(&html_a), prep.prepare(&html_b));
+    // Each page on its own: the view `extract` prints.
+    let prepare = |html: &str| match view {
+        View::MainContent => prep.prepare_alone(html, None),
+        View::FullPage => prep.prepare(html),
+    };
+    let (page_a, page_b) = (prepare(&html_a), prepare(&html_b));
     let no_host_template = |_: u64| false;
     let tokens = |page: &PreparedPage| prep.token_hashes(page, view, &no_host_template);
     let (tokens_a, tokens_b) = (tokens(&page_a), tokens(&page_b));

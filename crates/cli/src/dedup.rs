@@ -197,11 +197,12 @@ fn run_files(args: DedupArgs) -> anyhow::Result<()> {
                 .par_iter()
                 .map(|path| {
                     let bytes = std::fs::read(path);
-                    let page = bytes
-                        .as_ref()
-                        .ok()
-                        .map(|b| stage.textprep().prepare(&String::from_utf8_lossy(b)));
-                    (path.display().to_string(), bytes, page)
+                    let name = path.display().to_string();
+                    let page = bytes.as_ref().ok().map(|b| {
+                        let html = dedupcrawl_fetch::decode_bytes(b, None, true).text;
+                        stage.prepare(&name, &host, &html)
+                    });
+                    (name, bytes, page)
                 })
                 .collect();
             for (path, bytes, page) in loaded {

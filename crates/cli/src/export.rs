@@ -282,7 +282,10 @@ pub fn run(args: ExportArgs) -> anyhow::Result<()> {
             };
             let (title, language, text) = match &page.html {
                 Some(html) => {
-                    let prepared = prep.prepare(html);
+                    let prepared = match view {
+                        View::MainContent => prep.prepare_alone(html, Some(&page.url)),
+                        View::FullPage => prep.prepare(html),
+                    };
                     let text = prep.view_text(&prepared, view, &no_template);
                     (
                         prepared.extracted.title.clone(),

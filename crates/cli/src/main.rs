@@ -1,4 +1,4 @@
-//! The `dedupcrawl` binary: crawl, offline dedup, compare, export, clusters.
+//! The `dedupcrawl` binary: crawl, offline dedup, compare, export, clusters, extract.
 
 mod clusters;
 mod compare;
@@ -6,6 +6,7 @@ mod crawl;
 mod dedup;
 mod dedup_warc;
 mod export;
+mod extract;
 
 use clap::{Parser, Subcommand};
 
@@ -37,6 +38,9 @@ enum Command {
     Export(export::ExportArgs),
     /// Near-duplicate clusters of a crawl: JSONL and an HTML report.
     Clusters(clusters::ClustersArgs),
+    /// The text the dedup compares for each HTML file: its main content (or whole text), as
+    /// decided from the page alone.
+    Extract(extract::ExtractArgs),
 }
 
 /// glibc gives every thread that allocates its own malloc arena (up to 8 per core), and a
@@ -73,6 +77,7 @@ fn main() -> std::process::ExitCode {
         Command::Dedup(args) => dedup::run(args),
         Command::Export(args) => export::run(args),
         Command::Clusters(args) => clusters::run(args),
+        Command::Extract(args) => extract::run(args),
         Command::Crawl(_) => Ok(()),
     })
 }

@@ -24,15 +24,14 @@
 //! records and LSH buckets (no postings, no block counts), so a later page is linked to the
 //! most similar earlier page, original or member (see `find_near`).
 //!
-//! Format 2 indexes (records as sled keys `D` + id, digests as `P`/`T` keys) are moved into
-//! the log when they are opened; format 3 ones (block counts as sled keys) are read as they are.
+//! An index of another format version is refused with an error that says to rebuild it (there
+//! are no users of older formats before 1.0, so none is migrated).
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use dedupcrawl_sketch::{MinHashSignature, ModSample};
 use rustc_hash::{FxHashMap, FxHashSet};
-use xxhash_rust::xxh3::xxh3_64;
 
 use crate::block_counts::BlockCounts;
 use crate::document_log::DocumentLog;
@@ -42,16 +41,12 @@ use crate::{
     IndexError, IndexStats,
 };
 
-const FORMAT_VERSION: &str = "dedupcrawl-index/4";
-/// Block counts as sled keys (`H`): still read, for the documents indexed then.
-const FORMAT_VERSION_SLED_BLOCK_COUNTS: &str = "dedupcrawl-index/3";
-/// Records in sled (`D` + id), digests as `P`/`T` keys: moved into the log on open.
-const FORMAT_VERSION_SLED_RECORDS: &str = "dedupcrawl-index/2";
+/// Version 5: identifier-aware tokens and the extractor-decided main content (fingerprints of
+/// version 4 were computed on other text). Older indexes are refused with a clear error.
+const FORMAT_VERSION: &str = "dedupcrawl-index/5";
 const META_FORMAT: &[u8] = b"Mformat";
 const META_SIGNATURE: &[u8] = b"Msignature";
 const META_LOG_LENGTH: &[u8] = b"Mlog_length";
-/// Format 2: the id after a removed highest document.
-const LEGACY_META_NEXT_ID: &[u8] = b"Mnext_id";
 /// Candidates verified per document at most (a bucket this crowded is one big cluster).
 const MAX_CANDIDATES: usize = 256;
 /// Originals of close cluster members checked per document, at most.
@@ -62,27 +57,8 @@ const MAX_BUCKET_MEMBERS: usize = 1024;
 pub const POSTED_SAMPLES: usize = 16;
 /// Postings kept per sampled shingle: one that common is template, not content.
 const MAX_POSTINGS_PER_SAMPLE: usize = 256;
-/// In format 2 and 3 block counts, the key with this fingerprint counts the host's documents.
-const LEGACY_HOST_DOCUMENTS: u64 = 0;
 /// The log's file name in an index directory of its own.
 pub const DOCUMENT_LOG_FILE: &str = "documents.log";
-
-fn legacy_block_key(host: &str, fingerprint: u64) -> [u8; 17] {
-    let mut key = [b'H'; 17];
-    key[1..9].copy_from_slice(&xxh3_64(host.as_bytes()).to_be_bytes());
-    key[9..].copy_from_slice(&fingerprint.to_be_bytes());
-    key
-}
-
-fn read_count(value: Option<Vec<u8>>) -> u32 {
-    value
-        .and_then(|v| Some(u32::from_le_bytes(v.as_slice().try_into().ok()?)))
-        .unwrap_or(0)
-}
-
-fn read_id(bytes: &[u8]) -> Option<DocumentId> {
-    Some(DocumentId::from_be_bytes(bytes.try_into().ok()?))
-}
 
 /// How a decision names a stored document.
 fn document_ref(document: StoredDocument) -> DocumentRef {
@@ -272,8 +248,6 @@ struct IndexState {
     /// 64 bits of the token digest → id.
     token_digests: FxHashMap<u64, DocumentId>,
     block_counts: BlockCounts,
-    /// The sled tree holds block counts of documents indexed by format 2 or 3.
-    legacy_block_counts: bool,
     /// Ids are dense: the next one is [`DocumentLog::id_bound`].
     log: DocumentLog,
     /// Documents appended since the last commit.
@@ -369,9 +343,7 @@ impl SledDedupIndex {
             .get(META_FORMAT)?
             .map(|v| String::from_utf8_lossy(&v).into_owned());
         match format.as_deref() {
-            Some(FORMAT_VERSION)
-            | Some(FORMAT_VERSION_SLED_BLOCK_COUNTS)
-            | Some(FORMAT_VERSION_SLED_RECORDS) => {
+            Some(FORMAT_VERSION) => {
                 let stored = tree
                     .get(META_SIGNATURE)?
                     .map(|v| String::from_utf8_lossy(&v).into_owned())
@@ -406,7 +378,6 @@ impl SledDedupIndex {
                     reason: "not a u64".into(),
                 }
             })?)),
-            // Format 2 had no log: whatever a log file holds was never committed.
             None => Some(0),
         };
         if let Some(bytes) = committed.filter(|&c| c > 0)
@@ -414,25 +385,17 @@ impl SledDedupIndex {
         {
             return Err(IndexError::MissingLog { path, bytes });
         }
-        let (mut log, mut documents) = DocumentLog::open(log_path, committed)?;
+        let (log, documents) = DocumentLog::open(log_path, committed)?;
         if committed.is_some_and(|c| c > log.end()) {
             // The log lost its tail (see `DocumentLog::open`): frames appended from here on
             // must not count as committed before a commit says so.
             tree.insert(META_LOG_LENGTH, &log.end().to_le_bytes())?;
-        }
-        if format.as_deref() == Some(FORMAT_VERSION_SLED_RECORDS) {
-            documents = Self::move_sled_records_into_log(&tree, &mut log)?;
-        }
-        if format.as_deref() == Some(FORMAT_VERSION_SLED_BLOCK_COUNTS) {
-            // Records from now on list their blocks, which a format 3 reader cannot decode.
-            tree.insert(META_FORMAT, FORMAT_VERSION.as_bytes())?;
         }
         let mut state = IndexState {
             tables: BandTables::new(config.lsh.bands),
             payloads: FxHashMap::default(),
             token_digests: FxHashMap::default(),
             block_counts: BlockCounts::default(),
-            legacy_block_counts: tree.scan_prefix(b"H").next().is_some(),
             log,
             staged_documents: 0,
         };
@@ -449,50 +412,6 @@ impl SledDedupIndex {
         })
     }
 
-    /// Format 2 → 4: appends the `D` records to the log (in id order; a removed highest id
-    /// becomes a tombstone so it is never handed out again), syncs it, then one batch drops
-    /// the `D`/`P`/`T` keys and records the log's length. A crash before that batch leaves a
-    /// format 2 index and an uncommitted log, and the move starts over.
-    fn move_sled_records_into_log(
-        tree: &sled::Tree,
-        log: &mut DocumentLog,
-    ) -> Result<Vec<StoredDocument>, IndexError> {
-        let mut documents = Vec::new();
-        let mut batch = sled::Batch::default();
-        for entry in tree.scan_prefix(b"D") {
-            let (key, value) = entry?;
-            let id = read_id(&key[1..]).ok_or_else(|| IndexError::CorruptRecord {
-                key: format!("{key:?}"),
-                reason: "bad document key".into(),
-            })?;
-            let document = StoredDocument::decode(id, &value)?;
-            log.append(&document)?;
-            documents.push(document);
-            batch.remove(key);
-        }
-        if let Some(next) = tree.get(LEGACY_META_NEXT_ID)?.as_deref().and_then(read_id)
-            && next > log.id_bound()
-        {
-            log.remove(next - 1)?;
-        }
-        log.sync()?;
-        for prefix in [b"P", b"T"] {
-            for entry in tree.scan_prefix(prefix) {
-                batch.remove(entry?.0);
-            }
-        }
-        batch.remove(LEGACY_META_NEXT_ID);
-        batch.insert(META_FORMAT, FORMAT_VERSION.as_bytes());
-        batch.insert(META_LOG_LENGTH, &log.end().to_le_bytes());
-        tree.apply_batch(batch)?;
-        tracing::info!(
-            documents = documents.len(),
-            log = %log.path().display(),
-            "moved the index's records from sled into its document log (format 2 → 3)"
-        );
-        Ok(documents)
-    }
-
     pub fn config(&self) -> &IndexConfig {
         &self.config
     }
@@ -506,23 +425,6 @@ impl SledDedupIndex {
         // A panic while holding the lock leaves the state consistent with the store at the
         // last commit, so a poisoned lock is safe to reuse.
         self.state.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// What a format 2/3 index counted in sled for `block` of `host` (0 for other indexes).
-    fn legacy_block_count(
-        &self,
-        state: &IndexState,
-        host: &str,
-        block: u64,
-    ) -> Result<u32, IndexError> {
-        if !state.legacy_block_counts {
-            return Ok(0);
-        }
-        Ok(read_count(
-            self.tree
-                .get(legacy_block_key(host, block))?
-                .map(|v| v.to_vec()),
-        ))
     }
 
     /// Ends one document (its log frames are already appended); commits the group when it is
@@ -878,17 +780,13 @@ impl DedupIndex for SledDedupIndex {
         let state = self.lock();
         fingerprints
             .iter()
-            .map(|&fingerprint| {
-                Ok(state.block_counts.count(host, fingerprint)
-                    + self.legacy_block_count(&state, host, fingerprint)?)
-            })
+            .map(|&fingerprint| Ok(state.block_counts.count(host, fingerprint)))
             .collect()
     }
 
     fn host_document_count(&self, host: &str) -> Result<u32, IndexError> {
         let state = self.lock();
-        Ok(state.block_counts.host_pages(host)
-            + self.legacy_block_count(&state, host, LEGACY_HOST_DOCUMENTS)?)
+        Ok(state.block_counts.host_pages(host))
     }
 
     fn stats(&self) -> Result<IndexStats, IndexError> {
@@ -916,110 +814,5 @@ impl DedupIndex for SledDedupIndex {
         }
         self.db.flush()?;
         Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use dedupcrawl_sketch::{MinHasher, PayloadDigest, shingle_set};
-
-    fn fingerprint(name: &str, tokens: &[u64]) -> DocumentFingerprint {
-        DocumentFingerprint {
-            signature: MinHasher::new(128).signature(&shingle_set(tokens, 5)),
-            ..DocumentFingerprint::new(name, "example.org", PayloadDigest::of(name.as_bytes()))
-        }
-    }
-
-    #[test]
-    fn a_format_2_index_is_moved_into_the_log_on_open() {
-        let dir = tempfile::tempdir().unwrap();
-        let config = IndexConfig::default();
-        let text: Vec<u64> = (0..600).collect();
-        {
-            // Format 2: records and digests as sled keys, a removed highest id in Mnext_id.
-            let db = open_sled_waiting_for_lock(dir.path()).unwrap();
-            let tree = db.open_tree("dedup_index").unwrap();
-            tree.insert(META_FORMAT, FORMAT_VERSION_SLED_RECORDS.as_bytes())
-                .unwrap();
-            tree.insert(
-                META_SIGNATURE,
-                "k=128 w=5 minhash=oph-densified-v1".as_bytes(),
-            )
-            .unwrap();
-            tree.insert(LEGACY_META_NEXT_ID, &8u32.to_be_bytes())
-                .unwrap();
-            // Block counts as sled keys: block 77 on 2 pages, and the host's page count.
-            tree.insert(legacy_block_key("example.org", 77), &2u32.to_le_bytes())
-                .unwrap();
-            tree.insert(
-                legacy_block_key("example.org", LEGACY_HOST_DOCUMENTS),
-                &2u32.to_le_bytes(),
-            )
-            .unwrap();
-            for (id, name) in [(2u32, "a"), (5, "b")] {
-                let tokens: Vec<u64> = text.iter().map(|t| t + u64::from(id) * 1000).collect();
-                let fingerprint = fingerprint(name, &tokens);
-                let record = StoredDocument {
-                    id,
-                    name: name.into(),
-                    host: "example.org".into(),
-                    payload: fingerprint.payload,
-                    tokens: None,
-                    signature: fingerprint.signature.map(|s| s.low_bits(SIGNATURE_BITS)),
-                    mod_sample: None,
-                    small_shingles: None,
-                    link: None,
-                    blocks: None,
-                };
-                let mut key = vec![b'D'];
-                key.extend_from_slice(&id.to_be_bytes());
-                tree.insert(key, record.encode()).unwrap();
-                let mut key = vec![b'P'];
-                key.extend_from_slice(&record.payload.0);
-                tree.insert(key, &id.to_be_bytes()).unwrap();
-            }
-            db.flush().unwrap();
-        }
-        let index = SledDedupIndex::open(dir.path(), config).unwrap();
-        assert_eq!(index.stats().unwrap().documents, 2);
-        assert!(index.tree.scan_prefix(b"D").next().is_none());
-        assert!(index.tree.scan_prefix(b"P").next().is_none());
-        // The exact digest and the LSH buckets came back from the log.
-        let b_tokens: Vec<u64> = text.iter().map(|t| t + 5000).collect();
-        match index.lookup(&fingerprint("b", &b_tokens)).unwrap() {
-            DedupDecision::ExactDuplicate { of, .. } => {
-                assert_eq!((of.id, of.name.as_str()), (5, "b"))
-            }
-            other => panic!("{other:?}"),
-        }
-        let mut near = b_tokens.clone();
-        near[300] = 99_999;
-        match index.lookup(&fingerprint("b2", &near)).unwrap() {
-            DedupDecision::NearDuplicate { of, .. } => assert_eq!(of.name, "b"),
-            other => panic!("{other:?}"),
-        }
-        // Ids continue after the removed highest one.
-        let mut c = fingerprint("c", &(50_000..50_600).collect::<Vec<u64>>());
-        c.block_fingerprints = vec![77, 78];
-        match index.check_and_insert(&c).unwrap() {
-            DedupDecision::New { id, .. } => assert_eq!(id, Some(8)),
-            other => panic!("{other:?}"),
-        }
-        drop(index);
-        // Reopened as format 4: the old counts from sled plus the new ones from the log.
-        let index = SledDedupIndex::open(dir.path(), config).unwrap();
-        assert_eq!(
-            index.tree.get(META_FORMAT).unwrap().as_deref(),
-            Some(FORMAT_VERSION.as_bytes())
-        );
-        assert_eq!(index.stats().unwrap().documents, 3);
-        assert_eq!(
-            index
-                .block_page_counts("example.org", &[77, 78, 79])
-                .unwrap(),
-            [3, 1, 0]
-        );
-        assert_eq!(index.host_document_count("example.org").unwrap(), 3);
     }
 }

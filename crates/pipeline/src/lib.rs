@@ -26,7 +26,9 @@ use std::sync::Arc;
 
 use dedupcrawl_index::{DedupDecision, DedupIndex, DocumentFingerprint, IndexConfig, IndexError};
 use dedupcrawl_sketch::{MinHasher, ModSample, PayloadDigest, TokenDigest, shingle_set};
-use dedupcrawl_textprep::{PreparedPage, TextPrep, TextPrepConfig, View};
+use dedupcrawl_textprep::{
+    LinkKind, MainContent, PreparedPage, TextPrep, TextPrepConfig, View, hash_token,
+};
 use rustc_hash::FxHashSet;
 
 /// Main content shorter than this many shingles' worth of tokens, once the host's template is
@@ -148,6 +150,7 @@ pub struct PageVerdict {
 #[derive(Clone)]
 pub struct DedupStage {
     textprep: TextPrep,
+    main_content: Arc<MainContent>,
     hasher: MinHasher,
     index: Arc<dyn DedupIndex>,
     settings: DedupSettings,
@@ -157,6 +160,7 @@ impl DedupStage {
     pub fn new(index: Arc<dyn DedupIndex>, settings: DedupSettings) -> Self {
         DedupStage {
             textprep: TextPrep::new(settings.text),
+            main_content: Arc::new(MainContent::new(settings.text.main_content)),
             hasher: MinHasher::new(settings.num_hashes),
             index,
             settings,
@@ -175,6 +179,26 @@ impl DedupStage {
         &self.settings
     }
 
+    /// Extracts a page and decides its main content as one of `host`'s pages (the host's
+    /// model when it knows the page, else the page-level extractor). `name` is the page's URL
+    /// (or file path: then the extractor is not told a URL). Safe to call from several
+    /// threads; the dedup decision itself is [`check_prepared`](Self::check_prepared).
+    pub fn prepare(&self, name: &str, host: &str, html: &str) -> PreparedPage {
+        let mut page = self.textprep.prepare(html);
+        if self.settings.view == View::MainContent {
+            let url = name.contains("://").then_some(name);
+            let rules = self.textprep.config().boilerplate;
+            page.content = Some(self.main_content.decide_with_fallback(
+                host,
+                html,
+                url,
+                &page.extracted,
+                &|block| rules.is_content_candidate(block),
+            ));
+        }
+        page
+    }
+
     /// The fingerprint of an HTML page as the index sees it, and the prepared page.
     pub fn fingerprint_html(
         &self,
@@ -183,7 +207,7 @@ impl DedupStage {
         payload: &[u8],
         html: &str,
     ) -> Result<Fingerprinted, IndexError> {
-        self.fingerprint_prepared(name, host, payload, self.textprep.prepare(html))
+        self.fingerprint_prepared(name, host, payload, self.prepare(name, host, html))
     }
 
     /// [`fingerprint_html`](Self::fingerprint_html) of a page already extracted (extraction
@@ -255,6 +279,13 @@ impl DedupStage {
                 }
             }
         };
+        // A page is also what it links to: two hubs with the same few words that list
+        // different pages are different pages (their links are the only way to what they
+        // list), while a copy with a changed "related" box or pager link stays close.
+        let (mut token_hashes, mut stable_tokens) = (token_hashes, stable_tokens);
+        let link_tokens = self.content_link_tokens(&page);
+        token_hashes.extend_from_slice(&link_tokens);
+        stable_tokens.extend_from_slice(&link_tokens);
         let mut fingerprint = DocumentFingerprint::new(name, host, PayloadDigest::of(payload));
         fingerprint.block_fingerprints = candidates;
         // Text-based checks need at least one whole shingle: a one-word page ("Redirecting…")
@@ -281,6 +312,29 @@ impl DedupStage {
         })
     }
 
+    /// One token per distinct link target outside the page's chrome (`nav`, `header`,
+    /// `footer`…), written as its path and query (so a mirror on another host that links to
+    /// the same paths gives the same tokens), in sorted order.
+    fn content_link_tokens(&self, page: &PreparedPage) -> Vec<u64> {
+        let blocks = &page.extracted.blocks;
+        let mut tokens: Vec<u64> = page
+            .extracted
+            .links
+            .iter()
+            .filter(|link| link.kind == LinkKind::Anchor)
+            .filter(|link| {
+                blocks
+                    .get(link.block as usize)
+                    .is_some_and(|block| !block.in_chrome)
+            })
+            .filter_map(|link| link_target(&link.href))
+            .map(|target| hash_token(&format!("\u{1}link {target}")))
+            .collect();
+        tokens.sort_unstable();
+        tokens.dedup();
+        tokens
+    }
+
     /// Checks an HTML page and records it when new.
     pub fn check_html(
         &self,
@@ -289,7 +343,7 @@ impl DedupStage {
         payload: &[u8],
         html: &str,
     ) -> Result<PageVerdict, IndexError> {
-        self.check_prepared(name, host, payload, self.textprep.prepare(html))
+        self.check_prepared(name, host, payload, self.prepare(name, host, html))
     }
 
     /// [`check_html`](Self::check_html) of a page already extracted.
@@ -336,6 +390,35 @@ impl DedupStage {
             view: View::FullPage,
         })
     }
+}
+
+/// A link's target as compared: path and query of what `href` says, without scheme, host or
+/// fragment. `None` for links to nowhere (`#top`, `javascript:`, `mailto:`).
+fn link_target(href: &str) -> Option<&str> {
+    let href = href.trim();
+    let href = href.split('#').next().unwrap_or("");
+    let lower = href.get(..11).unwrap_or(href).to_ascii_lowercase();
+    if href.is_empty()
+        || lower.starts_with("javascript:")
+        || lower.starts_with("mailto:")
+        || lower.starts_with("tel:")
+    {
+        return None;
+    }
+    let without_scheme = match href.find("//") {
+        Some(at)
+            if href[..at]
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == ':') =>
+        {
+            &href[at + 2..]
+        }
+        _ => return Some(href.trim_start_matches("./")),
+    };
+    Some(match without_scheme.find('/') {
+        Some(at) => &without_scheme[at..],
+        None => "/",
+    })
 }
 
 /// The `*.html` / `*.htm` files under `root`, in walk order sorted by file name: the documents

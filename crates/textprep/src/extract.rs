@@ -43,6 +43,11 @@ pub struct TextBlock {
     /// Inside page chrome: `<nav>`, `<header>`, `<footer>`, `<aside>` or an element whose
     /// id/class names navigation, menus, sidebars, footers or cookie banners.
     pub in_chrome: bool,
+    /// Hash of where the block sits in the document: the chain of open elements from `<html>`
+    /// down to the block, each as its name, id and class with digits left out (so `post-17`
+    /// and `post-18` are one place). Pages of one template put their content at the same
+    /// paths; a host's content model is keyed by it.
+    pub path: u64,
 }
 
 impl TextBlock {
@@ -77,6 +82,7 @@ impl TextBlock {
             chars,
             link_chars: 0,
             in_chrome: false,
+            path: 0,
         }
     }
 }
@@ -115,6 +121,9 @@ pub struct PageLink {
     pub kind: LinkKind,
     /// `rel` contains `nofollow`.
     pub nofollow: bool,
+    /// Index in [`ExtractedPage::blocks`] of the block the link's text belongs to (a link
+    /// with no text points past the blocks it sits between).
+    pub block: u32,
 }
 
 /// `<meta name="robots">` directives found in the page.
@@ -184,7 +193,9 @@ impl ExtractedPage {
 fn raw_kind_of_skipped(name: &str) -> Option<RawKind> {
     match name {
         "script" => Some(RawKind::ScriptData),
-        "style" | "xmp" | "iframe" | "noembed" | "noframes" | "noscript" => Some(RawKind::Rawtext),
+        // `noscript` is not here: a crawler runs no script, so its content is what the
+        // crawler's reader sees (forums such as Discourse serve their posts there).
+        "style" | "xmp" | "iframe" | "noembed" | "noframes" => Some(RawKind::Rawtext),
         _ => None,
     }
 }
@@ -192,6 +203,12 @@ fn raw_kind_of_skipped(name: &str) -> Option<RawKind> {
 /// Elements whose whole subtree is skipped (their text is parsed normally but not kept).
 fn is_skipped_subtree(name: &str) -> bool {
     matches!(name, "template" | "svg" | "math" | "head")
+}
+
+/// Elements the DOM walk of [`extract_text_with_dom`] hides: html5ever's tree builder parses
+/// `noscript` as raw text (scripting on), so its text node holds markup, not text.
+fn hidden_in_dom(name: &str) -> bool {
+    raw_kind_of_skipped(name).is_some() || is_skipped_subtree(name) || name == "noscript"
 }
 
 fn is_head_content(name: &str) -> bool {
@@ -273,6 +290,8 @@ const MAX_OPEN_ELEMENTS: usize = 512;
 
 struct OpenElement {
     name: html5ever::LocalName,
+    /// [`TextBlock::path`] of a block directly inside this element.
+    path: u64,
     chrome: bool,
     skipped: bool,
     link: bool,
@@ -308,6 +327,7 @@ impl SinkState {
                 words: text.bytes().filter(|&b| b == b' ').count() as u32 + 1,
                 fingerprint: block_fingerprint(text),
                 in_chrome: self.chrome_depth > 0,
+                path: self.current_path(),
             });
         }
         self.current.clear();
@@ -315,6 +335,10 @@ impl SinkState {
         self.current_link_chars = 0;
         self.current_kind = None;
         self.pending_space = false;
+    }
+
+    fn current_path(&self) -> u64 {
+        self.open.last().map_or(0, |e| e.path)
     }
 
     fn push_text(&mut self, text: &str) {
@@ -362,19 +386,23 @@ impl SinkState {
                     let nofollow = attr("rel")
                         .map(|rel| rel.to_ascii_lowercase().contains("nofollow"))
                         .unwrap_or(false);
+                    let block = self.page.blocks.len() as u32;
                     self.page.links.push(PageLink {
                         href,
                         kind: LinkKind::Anchor,
                         nofollow,
+                        block,
                     });
                 }
             }
             "iframe" | "frame" => {
                 if let Some(src) = attr("src") {
+                    let block = self.page.blocks.len() as u32;
                     self.page.links.push(PageLink {
                         href: src,
                         kind: LinkKind::Frame,
                         nofollow: false,
+                        block,
                     });
                 }
             }
@@ -415,6 +443,7 @@ impl SinkState {
             self.skip_depth += 1;
             self.open.push(OpenElement {
                 name: tag.name.clone(),
+                path: 0,
                 chrome: false,
                 skipped: true,
                 link: false,
@@ -430,9 +459,11 @@ impl SinkState {
         if is_void(name) || tag.self_closing || self.open.len() >= MAX_OPEN_ELEMENTS {
             return TokenSinkResult::Continue;
         }
+        let id = attr("id");
+        let class = attr("class");
         let chrome = is_chrome_element(name)
-            || attr("id").is_some_and(|v| attribute_names_chrome(&v))
-            || attr("class").is_some_and(|v| attribute_names_chrome(&v))
+            || id.as_deref().is_some_and(attribute_names_chrome)
+            || class.as_deref().is_some_and(attribute_names_chrome)
             || attr("role").is_some_and(|v| {
                 matches!(v.as_str(), "navigation" | "banner" | "contentinfo" | "menu")
             });
@@ -441,8 +472,10 @@ impl SinkState {
         self.chrome_depth += chrome as usize;
         self.skip_depth += skipped as usize;
         self.link_depth += link as usize;
+        let path = element_path(self.current_path(), name, id.as_deref(), class.as_deref());
         self.open.push(OpenElement {
             name: tag.name.clone(),
+            path,
             chrome,
             skipped,
             link,
@@ -462,10 +495,12 @@ impl SinkState {
             && let Some(content) = attr("content")
             && let Some(target) = meta_refresh_target(&content)
         {
+            let block = self.page.blocks.len() as u32;
             self.page.links.push(PageLink {
                 href: target,
                 kind: LinkKind::MetaRefresh,
                 nofollow: false,
+                block,
             });
         }
     }
@@ -499,6 +534,19 @@ impl SinkState {
             }
         }
     }
+}
+
+/// The path of an element inside a parent at `parent`: name, id and class words, digits
+/// dropped. Inline elements (`a`, `span`, `b`…) never open blocks, so they do not reach a
+/// block's path unless a block starts inside one; their attributes still count then.
+fn element_path(parent: u64, name: &str, id: Option<&str>, class: Option<&str>) -> u64 {
+    let mut key = String::with_capacity(64);
+    key.push_str(name);
+    for value in [id, class].into_iter().flatten() {
+        key.push('|');
+        key.extend(value.chars().filter(|c| !c.is_ascii_digit()));
+    }
+    xxhash_rust::xxh3::xxh3_64_with_seed(key.as_bytes(), parent)
 }
 
 fn meta_refresh_target(content: &str) -> Option<String> {
@@ -569,9 +617,9 @@ pub fn extract_text_with_dom(html: &str) -> String {
     for node in root.descendants() {
         if let Some(text) = node.value().as_text() {
             let hidden = node.ancestors().any(|a| {
-                a.value().as_element().is_some_and(|e| {
-                    raw_kind_of_skipped(e.name()).is_some() || is_skipped_subtree(e.name())
-                })
+                a.value()
+                    .as_element()
+                    .is_some_and(|e| hidden_in_dom(e.name()))
             });
             if !hidden {
                 for word in text.split_whitespace() {

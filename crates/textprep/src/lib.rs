@@ -4,8 +4,9 @@
 //!   the title, the `<html lang>`, links, `<link rel=canonical>` and `<meta name=robots>`.
 //!   Script, style, noscript, template, svg, iframe and head contents and comments never
 //!   reach the text.
-//! * [`Normalizer`] segments words (UAX #29), lowercases, keeps alphabetic words, drops stop
-//!   words and stems (Snowball; Porter2 for English) in the page's language.
+//! * [`Normalizer`] segments words (UAX #29), lowercases, keeps words with a letter
+//!   (identifiers like `u128` whole; pure numbers dropped by default), drops stop words and
+//!   stems alphabetic words (Snowball; Porter2 for English) in the page's language.
 //! * [`TextPrep`] ties them together and knows the two *views* of a page: the full page, and
 //!   the main content, which leaves out boilerplate blocks. Boilerplate is decided twice:
 //!   per page (page chrome, high link density, too few words: [`BoilerplateRules`]) and per
@@ -29,6 +30,7 @@
 
 mod extract;
 mod language;
+mod main_content;
 mod normalize;
 
 pub use extract::{
@@ -36,7 +38,10 @@ pub use extract::{
     extract, extract_text_with_dom,
 };
 pub use language::{Language, LanguageSource, decide_language};
-pub use normalize::{NormalizeOptions, Normalizer, for_each_word, hash_token};
+pub use main_content::{
+    ContentMask, ContentSource, HostContentModel, MainContent, MainContentConfig, PageExtractor,
+};
+pub use normalize::{NormalizeOptions, Normalizer, NumberPolicy, for_each_word, hash_token};
 
 /// Which text of a page is compared.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
@@ -97,6 +102,8 @@ pub struct TextPrepConfig {
     /// The language when nothing says otherwise.
     pub default_language: Language,
     pub boilerplate: BoilerplateRules,
+    /// The page-level extractor and the host models (`[dedup.text.main_content]`).
+    pub main_content: MainContentConfig,
 }
 
 impl Default for TextPrepConfig {
@@ -106,6 +113,7 @@ impl Default for TextPrepConfig {
             detect_language: true,
             default_language: Language::English,
             boilerplate: BoilerplateRules::default(),
+            main_content: MainContentConfig::default(),
         }
     }
 }
@@ -116,6 +124,9 @@ pub struct PreparedPage {
     pub extracted: ExtractedPage,
     pub language: Language,
     pub language_source: LanguageSource,
+    /// Which blocks are main content, once decided ([`TextPrep::prepare_alone`], or the
+    /// dedup pipeline with its host models). Until then the per-page rules stand in.
+    pub content: Option<ContentMask>,
 }
 
 /// The text pipeline with its settings.
@@ -164,17 +175,43 @@ impl TextPrep {
             extracted,
             language,
             language_source,
+            content: None,
         }
     }
 
-    /// Fingerprints of the blocks that pass the per-page rules: what the per-host block
-    /// counts are kept for.
+    /// [`prepare`](Self::prepare), and the main content decided from the page alone (no host
+    /// evidence) by the page-level extractor: the view `extract`, `compare` and `export`
+    /// show. `url` helps the extractor tell the kind of page.
+    pub fn prepare_alone(&self, html: &str, url: Option<&str>) -> PreparedPage {
+        let mut page = self.prepare(html);
+        let rules = self.config.boilerplate;
+        page.content = Some(main_content::decide_alone(
+            html,
+            url,
+            &page.extracted,
+            &|block| rules.is_content_candidate(block),
+        ));
+        page
+    }
+
+    /// Whether block `index` of `page` is main content before the host's template is cut:
+    /// the decided mask, else the per-page rules.
+    pub fn is_main_content(&self, page: &PreparedPage, index: usize) -> bool {
+        match &page.content {
+            Some(content) => content.mask.get(index).copied().unwrap_or(false),
+            None => page
+                .extracted
+                .blocks
+                .get(index)
+                .is_some_and(|block| self.config.boilerplate.is_content_candidate(block)),
+        }
+    }
+
+    /// Fingerprints of the main-content blocks before the host's template is cut: what the
+    /// per-host block counts are kept for.
     pub fn candidate_block_fingerprints(&self, page: &PreparedPage) -> Vec<u64> {
-        let mut fingerprints: Vec<u64> = page
-            .extracted
-            .blocks
-            .iter()
-            .filter(|b| self.config.boilerplate.is_content_candidate(b))
+        let mut fingerprints: Vec<u64> = self
+            .view_blocks(page, View::MainContent, &|_| false)
             .map(TextBlock::fingerprint)
             .collect();
         fingerprints.sort_unstable();
@@ -193,13 +230,14 @@ impl TextPrep {
         page.extracted
             .blocks
             .iter()
-            .filter(move |block| match view {
+            .enumerate()
+            .filter(move |(index, block)| match view {
                 View::FullPage => true,
                 View::MainContent => {
-                    self.config.boilerplate.is_content_candidate(block)
-                        && !is_host_boilerplate(block.fingerprint())
+                    self.is_main_content(page, *index) && !is_host_boilerplate(block.fingerprint())
                 }
             })
+            .map(|(_, block)| block)
     }
 
     /// Hashes of the normalized tokens of a view (the input of shingling).

@@ -1,5 +1,7 @@
-//! Text → normalized tokens: Unicode word segmentation, lowercase, alphabetic words only,
-//! stop words out, Snowball (Porter2 for English) stems. Every step can be switched off.
+//! Text → normalized tokens: Unicode word segmentation, lowercase, words with at least one
+//! letter (identifiers such as `u128`, `x86_64`, `blkcnt_t` stay whole; pure numbers are
+//! dropped, kept or masked), stop words out and Snowball (Porter2 for English) stems for
+//! alphabetic words. Every step can be switched off.
 
 use std::cell::RefCell;
 use std::sync::OnceLock;
@@ -16,20 +18,36 @@ use crate::language::Language;
 pub struct NormalizeOptions {
     /// Lowercase every word.
     pub lowercase: bool,
-    /// Keep only words made of letters (apostrophes allowed): numbers, identifiers with digits
-    /// or underscores, and punctuation go.
-    pub alphabetic_only: bool,
-    /// Drop the language's stop words (NLTK lists from the `stop-words` crate).
+    /// What becomes of numbers. A word with a letter is always a token (`u128`, `f32x2`,
+    /// `x86_64`, `log2_10`); a pure number (a counter, a date, a price) is not by default.
+    pub numbers: NumberPolicy,
+    /// Drop the language's stop words (NLTK lists from the `stop-words` crate). Alphabetic
+    /// words only: identifiers are never stop words.
     pub remove_stopwords: bool,
-    /// Replace words by their Snowball stem (`rust-stemmers`; English is Porter2).
+    /// Replace words by their Snowball stem (`rust-stemmers`; English is Porter2). Alphabetic
+    /// words only: `u128` is not stemmed.
     pub stem: bool,
+}
+
+/// What the normalizer does with digits (`[dedup.text.normalize] numbers`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NumberPolicy {
+    /// Pure numbers are not tokens; identifiers keep their digits.
+    #[default]
+    Drop,
+    /// Pure numbers are tokens too.
+    Keep,
+    /// Every digit becomes `0`, in numbers and identifiers (`i16` and `i32` are one token), as
+    /// dataset deduplicators such as datatrove do.
+    Mask,
 }
 
 impl Default for NormalizeOptions {
     fn default() -> Self {
         NormalizeOptions {
             lowercase: true,
-            alphabetic_only: true,
+            numbers: NumberPolicy::Drop,
             remove_stopwords: true,
             stem: true,
         }
@@ -41,7 +59,7 @@ impl NormalizeOptions {
     pub fn raw() -> Self {
         NormalizeOptions {
             lowercase: false,
-            alphabetic_only: false,
+            numbers: NumberPolicy::Keep,
             remove_stopwords: false,
             stem: false,
         }
@@ -50,7 +68,7 @@ impl NormalizeOptions {
     fn cache_seed(self, language: Language) -> u64 {
         (language as u64) << 8
             | (self.lowercase as u64)
-            | (self.alphabetic_only as u64) << 1
+            | (self.numbers as u64) << 4
             | (self.remove_stopwords as u64) << 2
             | (self.stem as u64) << 3
     }
@@ -150,13 +168,21 @@ impl Normalizer {
         lowered: &mut String,
     ) -> Option<String> {
         let options = self.options;
-        if options.alphabetic_only && !word.chars().all(|c| c.is_alphabetic() || is_apostrophe(c)) {
+        let mut letters = false;
+        let mut digits = false;
+        for c in word.chars() {
+            letters |= c.is_alphabetic();
+            digits |= c.is_numeric();
+        }
+        if !letters && (!digits || options.numbers == NumberPolicy::Drop) {
             return None;
         }
         lowered.clear();
         for c in word.chars() {
             let c = if is_apostrophe(c) { '\'' } else { c };
-            if options.lowercase {
+            if options.numbers == NumberPolicy::Mask && c.is_numeric() {
+                lowered.push('0');
+            } else if options.lowercase {
                 lowered.extend(c.to_lowercase());
             } else {
                 lowered.push(c);
@@ -165,6 +191,10 @@ impl Normalizer {
         let word = lowered.trim_matches('\'');
         if word.is_empty() {
             return None;
+        }
+        if digits || word.contains('_') {
+            // An identifier or a number: neither a stop word nor a word to stem.
+            return Some(word.to_string());
         }
         let resources = resources(language);
         if options.remove_stopwords && resources.stop_words.contains(word) {
