@@ -48,6 +48,9 @@ pub struct TextBlock {
     /// and `post-18` are one place). Pages of one template put their content at the same
     /// paths; a host's content model is keyed by it.
     pub path: u64,
+    /// The same chain with element names only: what a host model falls back on for a path it
+    /// has not seen (a heading or code block with a class of its own).
+    pub shape: u64,
 }
 
 impl TextBlock {
@@ -83,6 +86,7 @@ impl TextBlock {
             link_chars: 0,
             in_chrome: false,
             path: 0,
+            shape: 0,
         }
     }
 }
@@ -292,6 +296,8 @@ struct OpenElement {
     name: html5ever::LocalName,
     /// [`TextBlock::path`] of a block directly inside this element.
     path: u64,
+    /// [`TextBlock::shape`] of a block directly inside this element.
+    shape: u64,
     chrome: bool,
     skipped: bool,
     link: bool,
@@ -328,6 +334,7 @@ impl SinkState {
                 fingerprint: block_fingerprint(text),
                 in_chrome: self.chrome_depth > 0,
                 path: self.current_path(),
+                shape: self.open.last().map_or(0, |e| e.shape),
             });
         }
         self.current.clear();
@@ -444,6 +451,7 @@ impl SinkState {
             self.open.push(OpenElement {
                 name: tag.name.clone(),
                 path: 0,
+                shape: 0,
                 chrome: false,
                 skipped: true,
                 link: false,
@@ -472,10 +480,12 @@ impl SinkState {
         self.chrome_depth += chrome as usize;
         self.skip_depth += skipped as usize;
         self.link_depth += link as usize;
+        let parent_shape = self.open.last().map_or(0, |e| e.shape);
         let path = element_path(self.current_path(), name, id.as_deref(), class.as_deref());
         self.open.push(OpenElement {
             name: tag.name.clone(),
             path,
+            shape: element_path(parent_shape, name, None, None),
             chrome,
             skipped,
             link,
@@ -542,11 +552,24 @@ impl SinkState {
 fn element_path(parent: u64, name: &str, id: Option<&str>, class: Option<&str>) -> u64 {
     let mut key = String::with_capacity(64);
     key.push_str(name);
+    let id = id.filter(|id| is_structural_id(name, id));
     for value in [id, class].into_iter().flatten() {
         key.push('|');
         key.extend(value.chars().filter(|c| !c.is_ascii_digit()));
     }
     xxhash_rust::xxh3::xxh3_64_with_seed(key.as_bytes(), parent)
+}
+
+/// Whether an id names a part of the template (`content`, `main-content`, `sidebar`) rather
+/// than one item (a heading's anchor `control-flow-in-loops`, rustdoc's `method.len`): only
+/// the former belongs in a path that pages of a host share.
+fn is_structural_id(element: &str, id: &str) -> bool {
+    let is_heading = matches!(element, "h1" | "h2" | "h3" | "h4" | "h5" | "h6");
+    !is_heading
+        && id.split(['-', '_']).count() <= 2
+        && id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
 }
 
 fn meta_refresh_target(content: &str) -> Option<String> {

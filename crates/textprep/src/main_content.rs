@@ -32,7 +32,7 @@
 
 use std::sync::Mutex;
 
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 
 use crate::extract::{ExtractedPage, TextBlock};
 
@@ -146,36 +146,44 @@ impl PageExtractor {
     /// Which of `page`'s blocks carry the extractor's main text. `None` when it kept nothing.
     pub fn mask(&self, html: &str, url: Option<&str>, page: &ExtractedPage) -> Option<Vec<bool>> {
         let text = self.text(html, url);
-        let kept = KeptText::new(&text);
+        let mut kept = KeptText::new(&text);
         if kept.is_empty() {
             return None;
         }
-        let mask: Vec<bool> = page.blocks.iter().map(|b| kept.covers(&b.text)).collect();
+        let mask: Vec<bool> = page.blocks.iter().map(|b| kept.claim(&b.text)).collect();
         mask.iter().any(|&m| m).then_some(mask)
     }
 }
 
-/// The extractor's output as word pairs, lines and words, to test our blocks against.
+/// The extractor's output as counted word pairs and lines, to test our blocks against. Each
+/// occurrence is used up by the block that claims it, so a page that repeats its article (an
+/// AMP copy, a print version in a hidden element, a teaser of the lead paragraph) keeps one
+/// copy, as the extractor did.
 struct KeptText {
-    pairs: FxHashSet<u64>,
-    lines: FxHashSet<u64>,
+    pairs: FxHashMap<u64, u32>,
+    lines: FxHashMap<u64, u32>,
 }
 
 impl KeptText {
     fn new(text: &str) -> Self {
-        let mut pairs = FxHashSet::default();
-        let mut lines = FxHashSet::default();
+        let mut pairs = FxHashMap::default();
+        let mut lines = FxHashMap::default();
+        let mut previous_line_end = None;
         for line in text.lines() {
             let words = word_hashes(line);
-            if words.is_empty() {
+            let (Some(&first), Some(&last)) = (words.first(), words.last()) else {
                 continue;
+            };
+            *lines.entry(sequence_hash(&words)).or_insert(0) += 1;
+            // Pairs across line ends too: the extractor and we may cut blocks at other places.
+            if let Some(end) = previous_line_end {
+                *pairs.entry(pair_hash(end, first)).or_insert(0) += 1;
             }
-            lines.insert(sequence_hash(&words));
-            pairs.extend(words.windows(2).map(|w| pair_hash(w[0], w[1])));
+            for pair in words.windows(2) {
+                *pairs.entry(pair_hash(pair[0], pair[1])).or_insert(0) += 1;
+            }
+            previous_line_end = Some(last);
         }
-        // Pairs across line ends too: the extractor and we may cut blocks at other places.
-        let all = word_hashes(text);
-        pairs.extend(all.windows(2).map(|w| pair_hash(w[0], w[1])));
         KeptText { pairs, lines }
     }
 
@@ -183,25 +191,47 @@ impl KeptText {
         self.lines.is_empty()
     }
 
-    /// A block is kept when most of its word pairs are in the extractor's text; a block of
-    /// one or two words (a heading, a label) only when it stands as a line of its own there,
-    /// since a single word of a menu ("Home") is found in almost any text.
-    fn covers(&self, block: &str) -> bool {
+    /// Whether the extractor kept `block`, using up what it matched. A block is kept when three
+    /// quarters of its word pairs are in the extractor's text; a block of one or two words (a
+    /// heading, a label) only when it stands as a line of its own there or (two words) as a
+    /// pair, since a single word of a menu ("Home") is found in almost any text.
+    fn claim(&mut self, block: &str) -> bool {
         let words = word_hashes(block);
-        match words.len() {
-            0 => false,
-            1 | 2 => {
-                self.lines.contains(&sequence_hash(&words))
-                    || (words.len() == 2 && self.pairs.contains(&pair_hash(words[0], words[1])))
+        if words.len() <= 2 {
+            if let Some(&first) = words.first()
+                && take(&mut self.lines, sequence_hash(&words))
+            {
+                if let Some(&second) = words.get(1) {
+                    take(&mut self.pairs, pair_hash(first, second));
+                }
+                return true;
             }
-            n => {
-                let found = words
-                    .windows(2)
-                    .filter(|w| self.pairs.contains(&pair_hash(w[0], w[1])))
-                    .count();
-                found * 4 >= 3 * (n - 1)
-            }
+            return words.len() == 2 && take(&mut self.pairs, pair_hash(words[0], words[1]));
         }
+        let pairs: Vec<u64> = words.windows(2).map(|w| pair_hash(w[0], w[1])).collect();
+        let found = pairs
+            .iter()
+            .filter(|p| self.pairs.get(p).is_some_and(|&n| n > 0))
+            .count();
+        if found * 4 < 3 * pairs.len() {
+            return false;
+        }
+        for pair in pairs {
+            take(&mut self.pairs, pair);
+        }
+        take(&mut self.lines, sequence_hash(&words));
+        true
+    }
+}
+
+/// Uses up one occurrence of `key`; false when none is left.
+fn take(counts: &mut FxHashMap<u64, u32>, key: u64) -> bool {
+    match counts.get_mut(&key) {
+        Some(n) if *n > 0 => {
+            *n -= 1;
+            true
+        }
+        _ => false,
     }
 }
 
@@ -224,7 +254,22 @@ fn sequence_hash(words: &[u64]) -> u64 {
         .fold(0xcbf2_9ce4_8422_2325, |h, &w| pair_hash(h, w))
 }
 
-/// Votes the extractor cast for one path of a host.
+/// A block's keys in a host model: its path, and its shape as the fallback. Mostly-link blocks
+/// (a list of links) and prose at the same place are told apart: the extractor keeps the one
+/// and drops the other. Paths and shapes share one table, so a shape's key is moved.
+fn model_keys(block: &TextBlock) -> [u64; 2] {
+    let links = if block.link_density() > 0.5 {
+        0x9e37_79b9_7f4a_7c15
+    } else {
+        0
+    };
+    [
+        block.path ^ links,
+        block.shape ^ links ^ 0x5bd1_e995_5bd1_e995,
+    ]
+}
+
+/// Votes the extractor cast for one path (or shape) of a host.
 #[derive(Debug, Clone, Copy, Default)]
 struct PathVotes {
     content_chars: u64,
@@ -258,14 +303,34 @@ impl HostContentModel {
     /// Records the extractor's verdict on one page.
     pub fn learn(&mut self, page: &ExtractedPage, mask: &[bool]) {
         for (block, &content) in page.blocks.iter().zip(mask) {
-            let votes = self.paths.entry(block.path).or_default();
-            if content {
-                votes.content_chars += u64::from(block.chars);
-            } else {
-                votes.other_chars += u64::from(block.chars);
+            for key in model_keys(block) {
+                let votes = self.paths.entry(key).or_default();
+                if content {
+                    votes.content_chars += u64::from(block.chars);
+                } else {
+                    votes.other_chars += u64::from(block.chars);
+                }
             }
         }
         self.pages_learnt += 1;
+    }
+
+    /// What the model knows of a block: its path's votes, else (a path not seen, or seen
+    /// both ways) its shape's.
+    fn verdict(&self, block: &TextBlock) -> Option<bool> {
+        let share = |key: u64| self.paths.get(&key).map(PathVotes::content_share);
+        let [path, shape] = model_keys(block);
+        let clear = |key: u64| {
+            let share = share(key)?;
+            if share >= CLEAR_SHARE {
+                Some(true)
+            } else if share <= 1.0 - CLEAR_SHARE {
+                Some(false)
+            } else {
+                None
+            }
+        };
+        clear(path).or_else(|| clear(shape))
     }
 
     /// Pages whose verdicts the model learnt from.
@@ -284,14 +349,10 @@ impl HostContentModel {
             .iter()
             .map(|block| {
                 total_chars += u64::from(block.chars);
-                match self.paths.get(&block.path).map(PathVotes::content_share) {
-                    Some(share) if share >= CLEAR_SHARE => true,
-                    Some(share) if share <= 1.0 - CLEAR_SHARE => false,
-                    _ => {
-                        unknown_chars += u64::from(block.chars);
-                        false
-                    }
-                }
+                self.verdict(block).unwrap_or_else(|| {
+                    unknown_chars += u64::from(block.chars);
+                    false
+                })
             })
             .collect();
         let unknown_share = unknown_chars as f64 / total_chars.max(1) as f64;
