@@ -86,6 +86,7 @@ mod config;
 mod crawl_log;
 mod engine;
 mod error;
+mod host_health;
 mod page;
 mod report;
 mod watchdog;
@@ -95,7 +96,8 @@ pub use config::{
     FetchSettings, NearDuplicatePolicy, NonHtmlPolicy, Oversize, ResolvedSite, ScopeSettings,
     SiteConfig,
 };
-pub use crawl_log::{CrawlLog, Decision, LogLine, read_crawl_log};
+pub use crawl_log::{CrawlLog, Decision, HOST_GIVEN_UP_NOTE, LogLine, read_crawl_log};
 pub use engine::{OutputPaths, run_crawl, warc_files};
 pub use error::CrawlError;
+pub use host_health::GivenUpHost;
 pub use report::{CrawlReport, HostReport, ResumeScan};
