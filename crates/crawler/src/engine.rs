@@ -645,7 +645,6 @@ impl Engine {
         let (policy, extra_requests) = match self.robots_for(&url).await? {
             RobotsStep::Ready(policy, extra_requests) => (policy, extra_requests),
             RobotsStep::Failed(reason) => {
-                let reason = format!("robots.txt unreachable: {reason}");
                 let outcome = self.host_failed(&lease, &reason, robots_started, true)?;
                 return Ok(TaskOutput {
                     lease,
