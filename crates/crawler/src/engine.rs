@@ -590,7 +590,10 @@ impl Engine {
         match self.health.record_failure(host, reason, started) {
             Verdict::Backoff(mut pause) => {
                 if robots {
-                    pause = pause.min(seconds("fetch.robots_retry", self.config.fetch.robots_retry)?);
+                    pause = pause.min(seconds(
+                        "fetch.robots_retry",
+                        self.config.fetch.robots_retry,
+                    )?);
                 }
                 tracing::info!(
                     host,

@@ -54,14 +54,19 @@ fn given_up_reason<'a>(report: &'a CrawlReport, authority: &str) -> &'a str {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn broken_hosts_are_given_up_and_the_healthy_host_is_archived_in_full() {
-    let healthy = HostileHost::pages(HEALTHY_PAGES).await.expect("healthy host");
+    let healthy = HostileHost::pages(HEALTHY_PAGES)
+        .await
+        .expect("healthy host");
     let refused = refused_port().expect("free port");
     let black_hole = BlackHole::start().await.expect("black hole");
     let plain = HostileHost::pages(2).await.expect("plain host");
     let refused_url = format!("http://127.0.0.1:{refused}/");
     let broken = [
         (refused_url.clone(), format!("127.0.0.1:{refused}")),
-        (black_hole.url(), black_hole.url()[7..].trim_end_matches('/').to_string()),
+        (
+            black_hole.url(),
+            black_hole.url()[7..].trim_end_matches('/').to_string(),
+        ),
         (plain.https_url(), plain.authority()),
     ];
     let mut seeds = vec![healthy.url()];
@@ -72,7 +77,12 @@ async fn broken_hosts_are_given_up_and_the_healthy_host_is_archived_in_full() {
     let (report, took) = crawl_within(config(seeds.clone(), &out), BOUND).await;
     assert!(report.finished, "{report:?}");
     assert!(!report.every_seed_host_given_up);
-    assert_eq!(report.given_up_hosts.len(), 3, "{:?}", report.given_up_hosts);
+    assert_eq!(
+        report.given_up_hosts.len(),
+        3,
+        "{:?}",
+        report.given_up_hosts
+    );
     for host in &report.given_up_hosts {
         assert_eq!(host.tries, 3, "{host:?}");
     }
@@ -101,7 +111,9 @@ async fn broken_hosts_are_given_up_and_the_healthy_host_is_archived_in_full() {
         assert_eq!(decisions, vec![Decision::Archived], "{url}");
     }
     for (seed, _) in &broken {
-        let seed_lines = by_url.get(seed.as_str()).expect("a line for the broken seed");
+        let seed_lines = by_url
+            .get(seed.as_str())
+            .expect("a line for the broken seed");
         assert_eq!(seed_lines.len(), 1, "{seed_lines:?}");
         let line = seed_lines[0];
         assert_eq!(line.decision, Decision::Error);
@@ -128,11 +140,19 @@ async fn broken_hosts_are_given_up_and_the_healthy_host_is_archived_in_full() {
     let (again, _) = crawl_within(config(seeds, &out), BOUND).await;
     assert_eq!(again.given_up_hosts.len(), 3, "{:?}", again.given_up_hosts);
     assert!(black_hole.accepted() >= accepted + 3);
-    assert_eq!(healthy.served().len(), healthy_requests, "healthy host fetched again");
+    assert_eq!(
+        healthy.served().len(),
+        healthy_requests,
+        "healthy host fetched again"
+    );
     let lines = common::crawl_log(&out);
     let by_url = lines_by_url(&lines);
     for (seed, _) in &broken {
-        assert_eq!(by_url[seed.as_str()].len(), 2, "one error line per run: {seed}");
+        assert_eq!(
+            by_url[seed.as_str()].len(),
+            2,
+            "one error line per run: {seed}"
+        );
     }
 }
 

@@ -40,7 +40,10 @@ async fn a_dripping_body_and_a_huge_header_section_end_within_total_timeout() {
             chunk: 1024,
             interval: Duration::from_millis(2),
         },
-        _ => match path.strip_prefix("/page/").and_then(|k| k.parse::<usize>().ok()) {
+        _ => match path
+            .strip_prefix("/page/")
+            .and_then(|k| k.parse::<usize>().ok())
+        {
             Some(k) => Behaviour::Html(page_html(k, 6)),
             None => Behaviour::NotFound,
         },
@@ -58,14 +61,17 @@ async fn a_dripping_body_and_a_huge_header_section_end_within_total_timeout() {
     config.fetch.host_max_backoff = 1.0;
 
     let started = Instant::now();
-    let report: CrawlReport =
-        tokio::time::timeout(Duration::from_secs(40), run_crawl(config))
-            .await
-            .expect("the crawl ends by itself")
-            .expect("crawl");
+    let report: CrawlReport = tokio::time::timeout(Duration::from_secs(40), run_crawl(config))
+        .await
+        .expect("the crawl ends by itself")
+        .expect("crawl");
     eprintln!("crawl took {:?}", started.elapsed());
     assert!(report.finished);
-    assert!(report.given_up_hosts.is_empty(), "{:?}", report.given_up_hosts);
+    assert!(
+        report.given_up_hosts.is_empty(),
+        "{:?}",
+        report.given_up_hosts
+    );
 
     let lines = common::crawl_log(&out);
     let base = host.url();
@@ -76,7 +82,11 @@ async fn a_dripping_body_and_a_huge_header_section_end_within_total_timeout() {
     for path in ["drip", "big-header"] {
         let line = line_for(&lines, &format!("{base}{path}"));
         assert_eq!(line.decision, Decision::Error, "{line:?}");
-        assert_eq!(line.note.as_deref(), Some("gave up after 2 tries"), "{line:?}");
+        assert_eq!(
+            line.note.as_deref(),
+            Some("gave up after 2 tries"),
+            "{line:?}"
+        );
     }
     let served = host.served();
     let drips = served.iter().filter(|s| s.path == "/drip").count();

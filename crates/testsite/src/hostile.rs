@@ -261,7 +261,9 @@ async fn read_request_path(socket: &mut TcpStream) -> Option<String> {
         if !head[0].is_ascii_uppercase() {
             // Not HTTP (e.g. a TLS ClientHello): answer as plain HTTP servers do, and close.
             let _ = socket
-                .write_all(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+                .write_all(
+                    b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+                )
                 .await;
             return None;
         }
@@ -321,7 +323,10 @@ async fn answer(socket: &mut (impl AsyncWriteExt + Unpin), behaviour: Behaviour)
             interval,
         } => {
             socket.write_all(b"HTTP/1.1 200 OK\r\n").await?;
-            let line = format!("X-Filler: {}\r\n", "f".repeat(chunk.saturating_sub(12).max(1)));
+            let line = format!(
+                "X-Filler: {}\r\n",
+                "f".repeat(chunk.saturating_sub(12).max(1))
+            );
             let mut sent = 0;
             while sent < bytes {
                 socket.write_all(line.as_bytes()).await?;
