@@ -1122,6 +1122,11 @@ impl Frontier {
         if !inner.given_up.insert(host.to_string()) {
             return Ok(false);
         }
+        // Its place in the ready heap (e.g. at the end of a pause) would keep the run waiting.
+        inner.heap.retain(|scheduled| scheduled.0.host != host);
+        if let Some(state) = inner.hosts.get_mut(host) {
+            state.scheduled = false;
+        }
         // Retries of the host would otherwise keep the run waiting for their backoff.
         let mut waiting: Vec<(IVec, IVec)> = Vec::new();
         for item in self.delayed.iter() {
