@@ -69,9 +69,14 @@ pub fn init_logging(format: LogFormat, level: &str) {
     };
 }
 
-/// Runs the crawl; `Ok` (exit status 0) when it ran to its end. Failed pages are in the crawl
-/// log, not errors.
-pub fn run(args: CrawlArgs) -> anyhow::Result<()> {
+/// Exit status when every seed host was given up in this run (nothing could be crawled), so
+/// a scheduled run's failure is noticed. Documented in the README.
+pub const EXIT_ALL_SEED_HOSTS_GIVEN_UP: u8 = 4;
+
+/// Runs the crawl. `Ok(0)` when it ran to its end and at least one seed host answered (failed
+/// pages and given-up hosts are in the crawl log and the summary, not errors);
+/// `Ok(EXIT_ALL_SEED_HOSTS_GIVEN_UP)` when every seed host was given up.
+pub fn run(args: CrawlArgs) -> anyhow::Result<u8> {
     init_logging(args.log_format, "info");
     let mut config = match &args.config {
         Some(path) => CrawlConfig::load(path)?,
@@ -112,5 +117,13 @@ pub fn run(args: CrawlArgs) -> anyhow::Result<()> {
         out.join("crawl.log.jsonl").display(),
         out.join("report.json").display()
     );
-    Ok(())
+    if report.every_seed_host_given_up {
+        eprintln!(
+            "dedupcrawl: every seed host was given up (see above and report.json); their URLs \
+             stay queued: run the same command to try them again (exit status {})",
+            EXIT_ALL_SEED_HOSTS_GIVEN_UP
+        );
+        return Ok(EXIT_ALL_SEED_HOSTS_GIVEN_UP);
+    }
+    Ok(0)
 }

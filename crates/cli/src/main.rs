@@ -63,7 +63,10 @@ fn main() -> std::process::ExitCode {
     if let Command::Crawl(args) = cli.command {
         // Human or JSON lines (`--log-format`); `run` keeps a subscriber already set.
         crawl::init_logging(args.log_format, cli.log_level.as_deref().unwrap_or("info"));
-        return finish(crawl::run(args));
+        return match crawl::run(args) {
+            Ok(status) => std::process::ExitCode::from(status),
+            Err(error) => finish(Err(error)),
+        };
     }
     let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| {
         tracing_subscriber::EnvFilter::new(cli.log_level.as_deref().unwrap_or("warn"))

@@ -15,6 +15,7 @@ use dedupcrawl_pipeline::DedupSettings;
 use serde::{Deserialize, Serialize};
 
 use crate::error::CrawlError;
+use crate::host_health::HostFailurePolicy;
 
 /// The whole configuration of one crawl.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -56,6 +57,9 @@ pub struct CrawlSettings {
     pub max_depth: Option<u32>,
     /// Most redirect hops followed from one URL.
     pub max_redirects: u8,
+    /// Most out-links taken from one page (in document order); the rest are left out and the
+    /// page's crawl-log line says how many.
+    pub max_links_per_page: usize,
     /// Seed the frontier from robots.txt `Sitemap:` lines and `/sitemap.xml`.
     pub sitemaps: bool,
     /// Show a progress bar when stderr is a terminal.
@@ -79,6 +83,7 @@ impl Default for CrawlSettings {
             max_pages_per_host: None,
             max_depth: None,
             max_redirects: 5,
+            max_links_per_page: 5000,
             sitemaps: true,
             progress: true,
             checkpoint_every: 2.0,
@@ -108,8 +113,15 @@ pub struct FetchSettings {
     pub max_retry_backoff: f64,
     /// Longest host pause honoured from a `Retry-After`, seconds.
     pub max_retry_after: f64,
-    /// Pause of a host whose robots.txt answered 5xx or was unreachable, seconds.
+    /// Longest pause of a host whose robots.txt answered 5xx or was unreachable, seconds
+    /// (the pause itself follows the host backoff, see `host_max_backoff`).
     pub robots_retry: f64,
+    /// Connection-level failures in a row (refused, reset, DNS, TLS, timeouts, robots.txt
+    /// unreachable or 5xx) after which a host is given up for this run.
+    pub host_max_failures: u32,
+    /// Longest pause of a host between two such failures, seconds (the pause starts at
+    /// `retry_backoff` and doubles).
+    pub host_max_backoff: f64,
 }
 
 impl Default for FetchSettings {
@@ -125,6 +137,8 @@ impl Default for FetchSettings {
             max_retry_backoff: 3600.0,
             max_retry_after: 3600.0,
             robots_retry: 300.0,
+            host_max_failures: 3,
+            host_max_backoff: 120.0,
         }
     }
 }
@@ -409,6 +423,19 @@ impl CrawlConfig {
         seconds("fetch.max_retry_backoff", f.max_retry_backoff)?;
         seconds("fetch.max_retry_after", f.max_retry_after)?;
         positive_seconds("fetch.robots_retry", f.robots_retry)?;
+        seconds("fetch.host_max_backoff", f.host_max_backoff)?;
+        if f.host_max_failures == 0 {
+            return Err(CrawlError::ConfigValue(
+                "fetch.host_max_failures = 0 must be at least 1".into(),
+            ));
+        }
+        if c.max_links_per_page == 0 {
+            return Err(CrawlError::ConfigValue(
+                "crawl.max_links_per_page = 0 must be at least 1 (no links at all: \
+                 crawl.max_depth = 0)"
+                    .into(),
+            ));
+        }
         if f.max_body_bytes == 0 {
             return Err(CrawlError::ConfigValue(
                 "fetch.max_body_bytes = 0 must be at least 1".into(),
@@ -540,6 +567,16 @@ impl CrawlConfig {
                 Oversize::Skip => OversizePolicy::Skip,
             },
             ..FetchConfig::default()
+        })
+    }
+
+    /// The per-host failure policy.
+    pub(crate) fn host_failure_policy(&self) -> Result<HostFailurePolicy, CrawlError> {
+        let f = &self.fetch;
+        Ok(HostFailurePolicy {
+            max_failures: f.host_max_failures.max(1),
+            backoff: seconds("fetch.retry_backoff", f.retry_backoff)?,
+            max_backoff: seconds("fetch.host_max_backoff", f.host_max_backoff)?,
         })
     }
 

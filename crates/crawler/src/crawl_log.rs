@@ -46,6 +46,10 @@ impl Decision {
     }
 }
 
+/// `note` of the `error` line each seed of a host gets when the host is given up for the
+/// run. Such a line is not final: the next run tries the URL again and logs what it finds.
+pub const HOST_GIVEN_UP_NOTE: &str = "host given up for this run; its URLs stay queued";
+
 /// One line of the crawl log. The first nine fields are always present (null when unknown);
 /// `error`, `note` and `bytes` only when they say something.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

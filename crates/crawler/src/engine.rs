@@ -24,8 +24,9 @@ use serde::{Deserialize, Serialize};
 use tokio::task::JoinSet;
 
 use crate::config::{CrawlConfig, ResolvedSite, seconds};
-use crate::crawl_log::{CrawlLog, Decision, LogLine};
+use crate::crawl_log::{CrawlLog, Decision, HOST_GIVEN_UP_NOTE, LogLine};
 use crate::error::CrawlError;
+use crate::host_health::{GivenUpHost, HostHealth, Verdict, waiting_message};
 use crate::report::{CrawlReport, ResumeScan};
 
 /// The dedup index's document log, inside `state/` next to the sled files it commits with.
@@ -101,6 +102,20 @@ pub(crate) struct Engine {
     db: sled::Db,
     host_pages: Mutex<HashMap<String, u64>>,
     pub(crate) progress: Progress,
+    /// Connection-level failures per host, and which hosts are given up for this run.
+    health: HostHealth,
+    given_up: Mutex<Vec<GivenUpHost>>,
+    /// Seeds with a crawl-log line from this run (a given-up host's seeds get one only if not).
+    seeds_logged: Mutex<std::collections::HashSet<String>>,
+}
+
+/// What the robots.txt step says for a URL.
+enum RobotsStep {
+    /// The policy, and whether requests other than the page were made for it.
+    Ready(Arc<RobotsPolicy>, bool),
+    /// robots.txt could not be had (unreachable, 5xx): disallow all for now (RFC 9309), and
+    /// count it as a failure of the host.
+    Failed(String),
 }
 
 /// The result of one leased URL, for the main loop.
@@ -275,6 +290,10 @@ impl Engine {
         let mut host_pages: HashMap<String, u64> = HashMap::new();
         for line in &previous_lines {
             report.add(line);
+            // A given-up host's seed lines are not final: the URL is still queued.
+            if line.note.as_deref() == Some(HOST_GIVEN_UP_NOTE) {
+                continue;
+            }
             logged_before.insert(line.url.as_bytes(), &[])?;
             if line.status.is_some()
                 && let Ok(url) =
@@ -305,7 +324,11 @@ impl Engine {
             ..RobotsConfig::default()
         };
         let robots_retry = seconds("fetch.robots_retry", config.fetch.robots_retry)?;
+        let health = HostHealth::new(config.host_failure_policy()?);
         Ok(Engine {
+            health,
+            given_up: Mutex::new(Vec::new()),
+            seeds_logged: Mutex::new(std::collections::HashSet::new()),
             rules: config.canonicalization.rules(),
             robots: RobotsCache::new(Duration::from_secs(24 * 3600), robots_retry),
             robots_config,
@@ -379,6 +402,9 @@ impl Engine {
             _ => 0,
         };
         tracing::debug!(url = %line.url, decision = line.decision.as_str(), "decision");
+        if line.depth == 0 && self.is_seed(&line.url) {
+            lock(&self.seeds_logged).insert(line.url.clone());
+        }
         let mut sink = lock(&self.log);
         sink.log.append(&line)?;
         sink.report.add(&line);
@@ -386,14 +412,12 @@ impl Engine {
     }
 
     /// robots.txt policy of the URL's host: cached, or fetched now (with the host's sitemaps
-    /// the first time). Returns whether requests other than the page were made.
-    async fn robots_for(
-        &self,
-        url: &CanonicalUrl,
-    ) -> Result<(Arc<RobotsPolicy>, bool), CrawlError> {
+    /// the first time). A failed robots.txt is not cached: the host is paused by the failure
+    /// policy and robots.txt is fetched again at its next turn.
+    async fn robots_for(&self, url: &CanonicalUrl) -> Result<RobotsStep, CrawlError> {
         let host = url.host().to_string();
         if let Some(policy) = self.robots.get(&host, Instant::now()) {
-            return Ok((policy, false));
+            return Ok(RobotsStep::Ready(policy, false));
         }
         let host_lock = {
             let mut locks = lock(&self.robots_locks);
@@ -401,9 +425,13 @@ impl Engine {
         };
         let _guard = host_lock.lock().await;
         if let Some(policy) = self.robots.get(&host, Instant::now()) {
-            return Ok((policy, false));
+            return Ok(RobotsStep::Ready(policy, false));
         }
-        let policy = self.fetch_robots(url).await;
+        let policy = match self.fetch_robots(url).await {
+            Ok(policy) => policy,
+            Err(reason) => return Ok(RobotsStep::Failed(reason)),
+        };
+        self.health.record_success(&host);
         let delay = self
             .host_delay_for(url)
             .max(policy.crawl_delay().unwrap_or_default());
@@ -418,10 +446,11 @@ impl Engine {
                 .await?;
             self.sitemaps_done.insert(host.as_bytes(), &[])?;
         }
-        Ok((policy, true))
+        Ok(RobotsStep::Ready(policy, true))
     }
 
-    async fn fetch_robots(&self, url: &CanonicalUrl) -> RobotsPolicy {
+    /// The host's robots.txt policy, or why it could not be had (network failure, 5xx, 429).
+    async fn fetch_robots(&self, url: &CanonicalUrl) -> Result<RobotsPolicy, String> {
         let mut target = RobotsPolicy::robots_url(url);
         for _ in 0..=ROBOTS_MAX_REDIRECTS {
             match self.fetcher.fetch(FetchRequest::new(target.clone())).await {
@@ -430,21 +459,27 @@ impl Engine {
                         target = next;
                         continue;
                     }
-                    return RobotsPolicy::from_fetch_with(
+                    let policy = RobotsPolicy::from_fetch_with(
                         response.status,
                         &response.body,
                         &self.config.crawl.user_agent,
                         &self.robots_config,
                     );
+                    if policy.is_temporary() {
+                        return Err(format!("robots.txt answered {}", response.status));
+                    }
+                    return Ok(policy);
                 }
                 Err(error) => {
                     tracing::info!(%error, robots = %target, "robots.txt unreachable");
-                    return RobotsPolicy::unreachable();
+                    return Err(error
+                        .host_failure()
+                        .unwrap_or_else(|| format!("robots.txt unreadable: {error}")));
                 }
             }
         }
         // Too many redirects: as if there were no robots.txt (RFC 9309 2.3.1.2).
-        RobotsPolicy::allow_all()
+        Ok(RobotsPolicy::allow_all())
     }
 
     /// Fetches the host's sitemaps (robots.txt `Sitemap:` lines and `/sitemap.xml`), politely,
@@ -536,11 +571,92 @@ impl Engine {
         lock(&self.host_pages).values().sum()
     }
 
+    fn is_seed(&self, url: &str) -> bool {
+        self.sites
+            .iter()
+            .any(|site| site.seeds.iter().any(|seed| seed.as_str() == url))
+    }
+
+    /// Counts a connection-level failure of the lease's host: the host backs off, or is given
+    /// up for this run (its seeds get their `error` lines, its URLs stay queued).
+    fn host_failed(
+        &self,
+        lease: &Lease,
+        reason: &str,
+        started: Instant,
+        robots: bool,
+    ) -> Result<HostOutcome, CrawlError> {
+        let host = lease.host();
+        match self.health.record_failure(host, reason, started) {
+            Verdict::Backoff(mut pause) => {
+                if robots {
+                    pause = pause.min(seconds(
+                        "fetch.robots_retry",
+                        self.config.fetch.robots_retry,
+                    )?);
+                }
+                tracing::info!(
+                    host,
+                    reason,
+                    pause_s = pause.as_secs_f64(),
+                    "host failed; backing off"
+                );
+                Ok(HostOutcome::HostFailure {
+                    pause,
+                    count_try: !robots,
+                })
+            }
+            Verdict::GiveUp(given_up) => {
+                self.give_up(given_up)?;
+                Ok(HostOutcome::HostGivenUp)
+            }
+            Verdict::AlreadyGivenUp => Ok(HostOutcome::HostGivenUp),
+        }
+    }
+
+    /// Gives a host up for this run: the frontier stops scheduling it and keeps its URLs, each
+    /// of its seeds without a line from this run gets an `error` line saying why.
+    fn give_up(&self, given_up: GivenUpHost) -> Result<(), CrawlError> {
+        let message = given_up.message();
+        tracing::warn!(host = %given_up.host, "{message}; given up for this run, its URLs stay queued");
+        self.frontier.give_up_host(&given_up.host)?;
+        let seeds: Vec<CanonicalUrl> = self
+            .sites
+            .iter()
+            .flat_map(|site| site.seeds.iter())
+            .filter(|seed| seed.host() == given_up.host)
+            .cloned()
+            .collect();
+        lock(&self.given_up).push(given_up);
+        for seed in seeds {
+            if lock(&self.seeds_logged).contains(seed.as_str()) {
+                continue;
+            }
+            let mut line = LogLine::new(seed.as_str(), Decision::Error, 0, None);
+            line.error = Some(message.clone());
+            line.note = Some(HOST_GIVEN_UP_NOTE.to_string());
+            self.log_line(line)?;
+        }
+        Ok(())
+    }
+
     /// Processes one leased URL: robots, fetch, response.
     async fn process(self: Arc<Self>, lease: Lease) -> Result<TaskOutput, CrawlError> {
         let url = lease.url().clone();
         let entry = lease.entry.clone();
-        let (policy, extra_requests) = self.robots_for(&url).await?;
+        let robots_started = Instant::now();
+        let (policy, extra_requests) = match self.robots_for(&url).await? {
+            RobotsStep::Ready(policy, extra_requests) => (policy, extra_requests),
+            RobotsStep::Failed(reason) => {
+                let outcome = self.host_failed(&lease, &reason, robots_started, true)?;
+                return Ok(TaskOutput {
+                    lease,
+                    outcome,
+                    failure: None,
+                    pause_after: None,
+                });
+            }
+        };
         let host_delay = self.frontier.host_delay(url.host())?;
         let pause_after = extra_requests.then_some(host_delay);
         let output = |outcome, failure| TaskOutput {
@@ -549,17 +665,6 @@ impl Engine {
             failure,
             pause_after,
         };
-        if policy.is_temporary() {
-            let mut line = LogLine::new(
-                url.as_str(),
-                Decision::Error,
-                entry.depth,
-                entry.via.clone(),
-            );
-            line.error = Some("robots.txt unreachable (5xx or network error)".into());
-            let pause = seconds("fetch.robots_retry", self.config.fetch.robots_retry)?;
-            return Ok(output(HostOutcome::RetryAfter(pause), Some(line)));
-        }
         if !policy.is_allowed(&url) {
             let line = LogLine::new(
                 url.as_str(),
@@ -585,6 +690,7 @@ impl Engine {
             // robots.txt (and sitemaps) were just fetched: keep the host's delay before the page.
             tokio::time::sleep(host_delay).await;
         }
+        let started = Instant::now();
         let fetched = self
             .fetcher
             .fetch(FetchRequest::new(url.url().clone()))
@@ -599,7 +705,11 @@ impl Engine {
                     entry.via.clone(),
                 );
                 line.error = Some(error.to_string());
-                if error.is_retryable() {
+                if let Some(reason) = error.host_failure() {
+                    tracing::debug!(url = %url, %error, attempt = lease.attempt, "fetch failed (host failure)");
+                    let outcome = self.host_failed(&lease, &reason, started, false)?;
+                    Ok(output(outcome, Some(line)))
+                } else if error.is_retryable() {
                     tracing::debug!(url = %url, %error, attempt = lease.attempt, "fetch failed, will retry");
                     Ok(output(HostOutcome::Retry, Some(line)))
                 } else {
@@ -609,6 +719,7 @@ impl Engine {
                 }
             }
             Ok(response) => {
+                self.health.record_success(url.host());
                 let engine = Arc::clone(&self);
                 let lease_for_page = lease.clone();
                 let (outcome, failure) = tokio::task::spawn_blocking(move || {
@@ -672,6 +783,20 @@ impl Engine {
             sink.report.clone()
         };
         report.finished = finished;
+        report.given_up_hosts = lock(&self.given_up).clone();
+        report.every_seed_host_given_up = {
+            let given_up: std::collections::HashSet<&str> = report
+                .given_up_hosts
+                .iter()
+                .map(|h| h.host.as_str())
+                .collect();
+            let mut seed_hosts = self
+                .sites
+                .iter()
+                .flat_map(|site| site.seeds.iter())
+                .map(|seed| seed.host());
+            !given_up.is_empty() && seed_hosts.all(|host| given_up.contains(host))
+        };
         report.warc_files = warc_files(&paths.warc_dir)?
             .iter()
             .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
@@ -857,6 +982,9 @@ fn update_progress(bar: &ProgressBar, engine: &Engine, started: Instant) {
     ));
 }
 
+/// How often the crawl says which hosts it waits for (hosts in backoff after failures).
+const WAITING_NOTE_EVERY: Duration = Duration::from_secs(30);
+
 /// Leases URLs while there are some, running one task per lease. Returns whether the crawl
 /// finished (frontier empty) rather than stopped (budget, interrupt).
 async fn main_loop(engine: &Arc<Engine>) -> Result<bool, CrawlError> {
@@ -870,7 +998,15 @@ async fn main_loop(engine: &Arc<Engine>) -> Result<bool, CrawlError> {
     tokio::pin!(interrupt);
     let max_pages = engine.config.crawl.max_pages;
     let checkpoint_every = Duration::from_secs_f64(engine.config.crawl.checkpoint_every);
+    let mut last_waiting_note = Instant::now();
     loop {
+        if last_waiting_note.elapsed() >= WAITING_NOTE_EVERY {
+            last_waiting_note = Instant::now();
+            let waiting = engine.health.waiting(last_waiting_note);
+            if !waiting.is_empty() {
+                tracing::info!("{}", waiting_message(&waiting, last_waiting_note));
+            }
+        }
         while let Some(joined) = tasks.try_join_next() {
             complete_task(engine, joined)?;
         }
@@ -936,6 +1072,9 @@ fn complete_task(
         Completion::Finished => {}
         Completion::Requeued { attempt, .. } => {
             tracing::debug!(%url, attempt, "requeued");
+        }
+        Completion::Parked => {
+            tracing::debug!(%url, "kept queued for the next run (host given up)");
         }
         Completion::GaveUp { attempts } => {
             if let Some(mut line) = output.failure {

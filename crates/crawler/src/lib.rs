@@ -24,7 +24,13 @@
 //!
 //! ## Decisions per page
 //! * robots.txt (fetched once per host, cached 24 h; 5xx/unreachable = nothing from that host
-//!   for `fetch.robots_retry` seconds, then retried) → `robots_disallowed`.
+//!   until it is fetched again after the host backoff) → `robots_disallowed`.
+//! * Connection-level failures (refused, reset, DNS, TLS, timeouts, robots.txt unreachable)
+//!   in a row back the host off (`fetch.retry_backoff` doubling, capped by
+//!   `fetch.host_max_backoff`); after `fetch.host_max_failures` the host is given up for the
+//!   run: its URLs stay queued for the next run, its seeds get an `error` line saying why, and
+//!   the report lists it (`given_up_hosts`). A crawl therefore always ends.
+//! * Out-links: at most `crawl.max_links_per_page` per page (note on the page's line).
 //! * 3xx: the response is archived (`archive.redirects`), the target goes back through the
 //!   frontier as a new entry with `redirect_hops + 1`; past `crawl.max_redirects` hops the chain
 //!   stops (`filtered`), a loop stops because the target is already seen.
@@ -86,6 +92,7 @@ mod config;
 mod crawl_log;
 mod engine;
 mod error;
+mod host_health;
 mod page;
 mod report;
 mod watchdog;
@@ -95,7 +102,8 @@ pub use config::{
     FetchSettings, NearDuplicatePolicy, NonHtmlPolicy, Oversize, ResolvedSite, ScopeSettings,
     SiteConfig,
 };
-pub use crawl_log::{CrawlLog, Decision, LogLine, read_crawl_log};
+pub use crawl_log::{CrawlLog, Decision, HOST_GIVEN_UP_NOTE, LogLine, read_crawl_log};
 pub use engine::{OutputPaths, run_crawl, warc_files};
 pub use error::CrawlError;
+pub use host_health::GivenUpHost;
 pub use report::{CrawlReport, HostReport, ResumeScan};

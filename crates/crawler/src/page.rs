@@ -21,6 +21,10 @@ use crate::crawl_log::{Decision, LogLine};
 use crate::engine::{ArchivedRecord, Engine, lock};
 use crate::error::CrawlError;
 
+/// Links offered to the frontier in one transaction: bounds the memory of enqueueing a page
+/// with very many links.
+const OFFER_BATCH: usize = 1000;
+
 type Handled = Result<(HostOutcome, Option<LogLine>), CrawlError>;
 
 /// A response and what we know about the URL it answers.
@@ -204,10 +208,14 @@ impl Fetched<'_> {
         self.remember(&written)
     }
 
-    /// Resolves, canonicalizes and scopes the page's links and offers them to the frontier.
-    /// Returns the `out_of_scope` lines of links seen for the first time (logged after the
-    /// page's own line).
-    fn enqueue_links(&self, page: &PreparedPage) -> Result<Vec<LogLine>, CrawlError> {
+    /// Resolves, canonicalizes and scopes the page's links and offers them to the frontier,
+    /// at most `crawl.max_links_per_page` of them, in batches of [`OFFER_BATCH`]. Returns the
+    /// `out_of_scope` lines of links seen for the first time (logged after the page's own
+    /// line) and, when links were left out, the note for the page's line.
+    fn enqueue_links(
+        &self,
+        page: &PreparedPage,
+    ) -> Result<(Vec<LogLine>, Option<String>), CrawlError> {
         let engine = self.engine;
         let base = page
             .extracted
@@ -216,18 +224,22 @@ impl Fetched<'_> {
             .and_then(|href| self.url.url().join(href).ok())
             .unwrap_or_else(|| self.url.url().clone());
         let depth = self.depth + 1;
+        let max_links = engine.config.crawl.max_links_per_page;
+        let followable = page.extracted.links.iter().filter(|link| !link.nofollow);
+        let total = followable.clone().count();
         let mut entries = Vec::new();
         let mut out_of_scope = Vec::new();
-        for link in &page.extracted.links {
-            if link.nofollow {
-                continue;
-            }
+        for link in followable.take(max_links) {
             let Ok(target) = CanonicalUrl::parse(&link.href, Some(&base), &engine.rules) else {
                 continue;
             };
             match engine.scope_check(&target, depth) {
                 ScopeDecision::InScope => {
-                    entries.push(FrontierEntry::link(target, depth, self.url.as_str()))
+                    entries.push(FrontierEntry::link(target, depth, self.url.as_str()));
+                    // Bounded batches: one transaction (and its memory) per batch, not per page.
+                    if entries.len() >= OFFER_BATCH {
+                        engine.frontier.offer_all(entries.drain(..))?;
+                    }
                 }
                 ScopeDecision::OutOfScope(OutOfScopeReason::TooDeep { .. }) => {}
                 ScopeDecision::OutOfScope(reason) => {
@@ -246,7 +258,12 @@ impl Fetched<'_> {
             }
         }
         engine.frontier.offer_all(entries)?;
-        Ok(out_of_scope)
+        let note = (total > max_links).then(|| {
+            format!(
+                "links capped: took the first {max_links} of {total} (crawl.max_links_per_page)"
+            )
+        });
+        Ok((out_of_scope, note))
     }
 }
 
@@ -447,7 +464,11 @@ fn handle_success(fetched: &Fetched<'_>) -> Handled {
             line.duplicate_of = Some(of);
             line.similarity = Some(similarity);
         } else if !robots.nofollow {
-            link_lines = fetched.enqueue_links(&page)?;
+            let (lines, capped) = fetched.enqueue_links(&page)?;
+            link_lines = lines;
+            if let Some(capped) = capped {
+                Fetched::add_note(&mut line, &capped);
+            }
         }
         engine.log_line(line)?;
         for link_line in link_lines {
@@ -611,7 +632,11 @@ fn record_decision(
         if robots.nofollow {
             Fetched::add_note(&mut line, "nofollow");
         } else {
-            link_lines = fetched.enqueue_links(page)?;
+            let (lines, capped) = fetched.enqueue_links(page)?;
+            link_lines = lines;
+            if let Some(capped) = capped {
+                Fetched::add_note(&mut line, &capped);
+            }
         }
     }
     engine.log_line(line)?;

@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 use serde::{Deserialize, Serialize};
 
 use crate::crawl_log::{Decision, LogLine};
+use crate::host_health::GivenUpHost;
 
 /// Counts of one host.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -29,7 +30,7 @@ pub struct HostReport {
 }
 
 /// The whole crawl.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct CrawlReport {
     pub total: HostReport,
     pub hosts: BTreeMap<String, HostReport>,
@@ -38,6 +39,13 @@ pub struct CrawlReport {
     /// True when the crawl ended because the frontier was empty (false: page budget or
     /// interrupt; run again to continue).
     pub finished: bool,
+    /// Hosts given up in this run (connection-level failures in a row), with the reason, the
+    /// tries and the time spent; their URLs stay queued for the next run.
+    #[serde(default)]
+    pub given_up_hosts: Vec<GivenUpHost>,
+    /// True when every seed host was given up in this run (`dedupcrawl crawl` exits 4).
+    #[serde(default)]
+    pub every_seed_host_given_up: bool,
     /// What this run read of the WARC files written before it (not written to report.json).
     #[serde(skip)]
     pub resume_scan: ResumeScan,
@@ -142,6 +150,16 @@ impl CrawlReport {
                 out,
                 "({skipped} more hosts only linked to, out of scope: see report.json)"
             );
+        }
+        if !self.given_up_hosts.is_empty() {
+            let _ = writeln!(
+                out,
+                "hosts given up in this run (their URLs stay queued: run the same command to \
+                 try them again):"
+            );
+            for host in &self.given_up_hosts {
+                let _ = writeln!(out, "  {:<28} {}", host.host, host.message());
+            }
         }
         if !self.finished {
             out.push_str(

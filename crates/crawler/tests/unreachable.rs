@@ -1,9 +1,10 @@
-//! A host whose robots.txt cannot be fetched: nothing is fetched from it, it is retried after
-//! `fetch.robots_retry`, and after `fetch.max_attempts` the URL is logged once as an error.
+//! A host whose robots.txt cannot be fetched: nothing is fetched from it, robots.txt is tried
+//! again after a backoff, and after `fetch.host_max_failures` failures in a row the host is
+//! given up for the run; its seed is logged once as an error saying why.
 
 mod common;
 
-use dedupcrawl_crawler::{Decision, run_crawl};
+use dedupcrawl_crawler::{Decision, HOST_GIVEN_UP_NOTE, run_crawl};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn unreachable_host_is_retried_then_logged_once() {
@@ -24,7 +25,10 @@ async fn unreachable_host_is_retried_then_logged_once() {
         lines[0]
             .error
             .as_deref()
-            .is_some_and(|e| e.contains("robots.txt"))
+            .is_some_and(|e| e.starts_with("host unreachable: connection refused (3 tries over "))
     );
+    assert_eq!(lines[0].note.as_deref(), Some(HOST_GIVEN_UP_NOTE));
+    assert_eq!(report.given_up_hosts.len(), 1);
+    assert!(report.every_seed_host_given_up);
     assert_eq!(report.total.errors, 1);
 }

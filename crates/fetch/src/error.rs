@@ -166,6 +166,39 @@ impl FetchError {
         }
     }
 
+    /// What the failure says about the *host*, when it is a connection-level failure
+    /// (refused, reset, DNS, TLS, connect/read/total timeouts, connection closed or broken):
+    /// a short phrase such as `connection refused`, to follow "host unreachable: ". `None`
+    /// when the failure is about this URL or this response (bad URL, body over the limit,
+    /// corrupt content encoding) or the configuration.
+    pub fn host_failure(&self) -> Option<String> {
+        match self {
+            FetchError::Connect { reason, .. } => Some(connect_failure(reason)),
+            FetchError::Tls { reason, .. } => Some(format!("TLS handshake failed ({reason})")),
+            FetchError::Timeout { phase, limit, .. } => Some(match phase {
+                TimeoutPhase::Connect => format!("no connection within {}", seconds(*limit)),
+                TimeoutPhase::ResponseHead => format!("no response within {}", seconds(*limit)),
+                TimeoutPhase::Body => format!("body stalled for {}", seconds(*limit)),
+                TimeoutPhase::Total => {
+                    format!("fetch not done within total_timeout ({})", seconds(*limit))
+                }
+            }),
+            FetchError::Protocol { reason, .. } => {
+                Some(format!("connection closed or broken response ({reason})"))
+            }
+            FetchError::BrokenBody { reason, .. } => {
+                Some(format!("connection broke mid-body ({reason})"))
+            }
+            FetchError::InvalidUrl { .. }
+            | FetchError::UnsupportedScheme { .. }
+            | FetchError::InvalidRequestHeader { .. }
+            | FetchError::ContentDecoding { .. }
+            | FetchError::BodyTooLarge { .. }
+            | FetchError::InvalidConfig { .. }
+            | FetchError::ClientBuild { .. } => None,
+        }
+    }
+
     /// The URL the failed fetch was for, when the error concerns one.
     pub fn url(&self) -> Option<&str> {
         match self {
@@ -182,6 +215,25 @@ impl FetchError {
             FetchError::InvalidConfig { .. } | FetchError::ClientBuild { .. } => None,
         }
     }
+}
+
+/// "connection refused" rather than "Connection refused (os error 111)".
+fn connect_failure(reason: &str) -> String {
+    let lower = reason.to_ascii_lowercase();
+    if lower.contains("refused") {
+        "connection refused".to_owned()
+    } else if lower.contains("reset") {
+        "connection reset".to_owned()
+    } else if lower.contains("dns") || lower.contains("lookup") || lower.contains("resolve") {
+        format!("name does not resolve ({reason})")
+    } else {
+        format!("cannot connect ({reason})")
+    }
+}
+
+/// `2 s`, `1.5 s`.
+fn seconds(limit: Duration) -> String {
+    format!("{} s", (limit.as_secs_f64() * 10.0).round() / 10.0)
 }
 
 fn timeout_message(url: &str, phase: TimeoutPhase, limit: Duration) -> String {

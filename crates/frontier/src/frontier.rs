@@ -242,6 +242,15 @@ pub enum HostOutcome {
     /// [`PolitenessConfig::max_retry_after`]) and the URL goes back to the front of its queue
     /// (counted as a try).
     RetryAfter(Duration),
+    /// The host, not the URL, failed (refused, timed out, TLS, robots.txt unreachable): the
+    /// host is paused this long (capped by [`PolitenessConfig::max_retry_after`]) and the URL
+    /// goes to the back of its host queue, so the host's other URLs go first. `count_try`:
+    /// whether it counts as a try of the URL (false when the URL was never requested, e.g.
+    /// robots.txt failed); at [`PolitenessConfig::max_attempts`] counted tries it is given up.
+    HostFailure { pause: Duration, count_try: bool },
+    /// The host is given up for this run ([`Frontier::give_up_host`]): the URL goes back to the
+    /// front of its queue with its tries reset, for the next run.
+    HostGivenUp,
 }
 
 /// What [`Frontier::complete`] did with the URL.
@@ -253,6 +262,8 @@ pub enum Completion {
     Requeued { attempt: u8, not_before: Instant },
     /// Tried `attempts` times: removed (the caller logs the error).
     GaveUp { attempts: u8 },
+    /// Its host is given up for this run: back in the host queue for the next run.
+    Parked,
 }
 
 /// Counts for progress reports.
@@ -428,11 +439,17 @@ struct Inner {
     schedule_order: u64,
     in_flight: u32,
     calls_since_prune: u32,
+    /// Hosts given up for the life of this `Frontier` (this run): never scheduled, their
+    /// queues kept on disk for the next run.
+    given_up: HashSet<String>,
 }
 
 impl Inner {
     /// Puts the host in the ready heap at `at` unless it is already there.
     fn schedule(&mut self, host: &str, at: Instant) {
+        if self.given_up.contains(host) {
+            return;
+        }
         if let Some(state) = self.hosts.get_mut(host)
             && !state.scheduled
         {
@@ -851,7 +868,12 @@ impl Frontier {
         if let Some(at) = wake {
             return Ok(NextUrl::WaitUntil(at));
         }
-        if inner.hosts.values().any(|s| s.has_queued) {
+        let given_up = &inner.given_up;
+        if inner
+            .hosts
+            .iter()
+            .any(|(host, s)| s.has_queued && !given_up.contains(host))
+        {
             Ok(NextUrl::Busy)
         } else {
             Ok(NextUrl::Empty)
@@ -861,10 +883,14 @@ impl Frontier {
     /// Decides for a host popped from the ready heap; takes a limiter permit on `Lease`.
     fn host_step(&self, inner: &mut Inner, host: &str, now: Instant) -> HostStep {
         let per_host = self.config.per_host_concurrency;
+        let given_up = inner.given_up.contains(host);
         let Some(state) = inner.hosts.get_mut(host) else {
             return HostStep::Skip;
         };
         state.scheduled = false;
+        if given_up {
+            return HostStep::Skip;
+        }
         if !state.has_queued || state.in_flight >= per_host {
             return HostStep::Skip; // rescheduled by offer/complete
         }
@@ -976,10 +1002,49 @@ impl Frontier {
             state.in_flight = state.in_flight.saturating_sub(1);
         }
         let attempts = lease.attempt.saturating_add(1);
+        // Whatever a fetch of a given-up host says (other than done), its URL waits for the
+        // next run.
+        let outcome = match outcome {
+            HostOutcome::Done | HostOutcome::Failed => outcome,
+            _ if inner.given_up.contains(&host) => HostOutcome::HostGivenUp,
+            _ => outcome,
+        };
         let completion = match outcome {
             HostOutcome::Done | HostOutcome::Failed => {
                 self.in_flight.remove(lease_key)?;
                 Completion::Finished
+            }
+            HostOutcome::HostGivenUp => {
+                let value = StoredEntry::new(lease.entry, 0).encode();
+                let queue_key = self.front_queue_key(&mut inner, &host)?;
+                self.requeue_in_flight(&lease_key, &queue_key, &value)?;
+                if let Some(state) = inner.hosts.get_mut(&host) {
+                    state.has_queued = true;
+                }
+                Completion::Parked
+            }
+            HostOutcome::HostFailure {
+                count_try: true, ..
+            } if attempts >= self.config.max_attempts => {
+                self.in_flight.remove(lease_key)?;
+                if let HostOutcome::HostFailure { pause, .. } = outcome {
+                    self.pause_locked(&mut inner, &host, now, pause);
+                }
+                Completion::GaveUp { attempts }
+            }
+            HostOutcome::HostFailure { pause, count_try } => {
+                let not_before = self.pause_locked(&mut inner, &host, now, pause);
+                let tries = if count_try { attempts } else { lease.attempt };
+                let value = StoredEntry::new(lease.entry, tries).encode();
+                let queue_key = self.back_queue_key(&mut inner, &host)?;
+                self.requeue_in_flight(&lease_key, &queue_key, &value)?;
+                if let Some(state) = inner.hosts.get_mut(&host) {
+                    state.has_queued = true;
+                }
+                Completion::Requeued {
+                    attempt: tries,
+                    not_before,
+                }
             }
             HostOutcome::Retry | HostOutcome::RetryAfter(_)
                 if attempts >= self.config.max_attempts =>
@@ -1030,6 +1095,67 @@ impl Frontier {
         };
         inner.schedule_if_eligible(&host, now, self.config.per_host_concurrency);
         Ok(completion)
+    }
+
+    /// Moves a leased entry back into the host queue under `queue_key`.
+    fn requeue_in_flight(
+        &self,
+        lease_key: &[u8; 8],
+        queue_key: &[u8],
+        value: &[u8],
+    ) -> Result<(), FrontierError> {
+        (&self.in_flight, &self.queue, &self.meta).transaction(|(in_flight, queue, meta)| {
+            in_flight.remove(lease_key)?;
+            queue.insert(queue_key, value)?;
+            add_to_counter(meta, COUNTER_QUEUED, 1)
+        })?;
+        Ok(())
+    }
+
+    /// Gives a host up for the life of this `Frontier` (one run): it is never scheduled again,
+    /// its queued URLs and the URLs waiting for a retry stay on disk (moved to its queue), and
+    /// leases still in flight go back to its queue when completed. A `Frontier` opened later
+    /// (the next run) schedules the host again. Returns whether the host was not given up yet.
+    pub fn give_up_host(&self, host: &str) -> Result<bool, FrontierError> {
+        let now = Instant::now();
+        let mut inner = self.lock();
+        if !inner.given_up.insert(host.to_string()) {
+            return Ok(false);
+        }
+        // Its place in the ready heap (e.g. at the end of a pause) would keep the run waiting.
+        inner.heap.retain(|scheduled| scheduled.0.host != host);
+        if let Some(state) = inner.hosts.get_mut(host) {
+            state.scheduled = false;
+        }
+        // Retries of the host would otherwise keep the run waiting for their backoff.
+        let mut waiting: Vec<(IVec, IVec)> = Vec::new();
+        for item in self.delayed.iter() {
+            let (key, value) = item?;
+            if StoredEntry::decode(&value).is_ok_and(|entry| entry.url.host() == host) {
+                waiting.push((key, value));
+            }
+        }
+        if !waiting.is_empty() {
+            self.ensure_host(&mut inner, host, now)?;
+        }
+        for (key, value) in waiting {
+            let queue_key = self.back_queue_key(&mut inner, host)?;
+            (&self.delayed, &self.queue, &self.meta).transaction(|(delayed, queue, meta)| {
+                delayed.remove(&key)?;
+                queue.insert(queue_key.as_slice(), &value)?;
+                add_to_counter(meta, COUNTER_DELAYED, -1)?;
+                add_to_counter(meta, COUNTER_QUEUED, 1)
+            })?;
+            if let Some(state) = inner.hosts.get_mut(host) {
+                state.has_queued = true;
+            }
+        }
+        Ok(true)
+    }
+
+    /// Whether [`Frontier::give_up_host`] was called for the host in this run.
+    pub fn is_given_up(&self, host: &str) -> bool {
+        self.lock().given_up.contains(host)
     }
 
     /// `retry_backoff · 2^(attempts−1)`, capped.

@@ -602,3 +602,59 @@ fn idle_hosts_are_pruned_from_memory() {
     assert_eq!(stats.tracked_hosts, 0);
     assert_eq!(stats.seen, hosts as u64);
 }
+
+#[test]
+fn a_given_up_host_is_not_scheduled_again_but_keeps_its_urls_for_the_next_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let wide = PolitenessConfig {
+        per_host_concurrency: 2,
+        ..config(0)
+    };
+    {
+        let db = open_sled_waiting_for_lock(dir.path()).expect("open sled");
+        let frontier = Frontier::open(&db, dir.path().join("seen"), wide.clone()).unwrap();
+        for i in 0..4 {
+            frontier
+                .offer(seed(&format!("http://dead.example/{i}")))
+                .unwrap();
+        }
+        let first = ready_now(&frontier);
+        let second = ready_now(&frontier);
+        // A retry waiting for its backoff is brought back to the queue when the host is given up.
+        assert!(matches!(
+            frontier.complete(
+                second,
+                HostOutcome::HostFailure {
+                    pause: Duration::from_secs(60),
+                    count_try: true,
+                }
+            ),
+            Ok(Completion::Requeued { attempt: 1, .. })
+        ));
+        assert!(frontier.give_up_host("dead.example").unwrap());
+        assert!(!frontier.give_up_host("dead.example").unwrap(), "only once");
+        assert!(frontier.is_given_up("dead.example"));
+        // The lease in flight when the host was given up goes back too, whatever its outcome.
+        assert_eq!(
+            frontier.complete(first, HostOutcome::Retry).unwrap(),
+            Completion::Parked
+        );
+        assert!(matches!(
+            frontier.next_ready(Instant::now()).unwrap(),
+            NextUrl::Empty
+        ));
+        let stats = frontier.stats().unwrap();
+        assert_eq!((stats.queued, stats.delayed, stats.in_flight), (4, 0, 0));
+        frontier.flush().unwrap();
+    }
+    // The next run tries the host again, tries counted afresh for the parked lease.
+    let db = open_sled_waiting_for_lock(dir.path()).expect("open sled");
+    let frontier = Frontier::open(&db, dir.path().join("seen"), wide).unwrap();
+    assert!(!frontier.is_given_up("dead.example"));
+    let mut urls = HashSet::new();
+    while let NextUrl::Ready(lease) = frontier.next_ready(Instant::now()).unwrap() {
+        urls.insert(lease.url().to_string());
+        frontier.complete(lease, HostOutcome::Done).unwrap();
+    }
+    assert_eq!(urls.len(), 4, "{urls:?}");
+}

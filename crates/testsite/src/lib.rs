@@ -46,6 +46,7 @@ mod date;
 mod expect;
 mod host_a;
 mod host_b;
+pub mod hostile;
 mod html;
 mod text;
 
