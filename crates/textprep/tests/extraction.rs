@@ -44,7 +44,10 @@ fn script_style_comment_text_never_reaches_tokens() {
     assert_eq!(page.title.as_deref(), Some("T"));
     let prep = TextPrep::new(TextPrepConfig::default());
     let tokens = prep.tokens(&prep.prepare(HIDDEN), View::FullPage, &|_| false);
-    assert_eq!(tokens, ["visibl", "word", "stay", "entiti", "decod"]);
+    assert_eq!(
+        tokens,
+        ["nojsfallback", "visibl", "word", "stay", "entiti", "decod"]
+    );
 }
 
 #[test]
