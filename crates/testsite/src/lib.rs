@@ -69,9 +69,7 @@ use axum::response::Response;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 
-pub use classes::{
-    ClassTruth, ClassesSite, ClassesTruth, CopyOf, PageClass, PartOf,
-};
+pub use classes::{ClassTruth, ClassesSite, ClassesTruth, CopyOf, PageClass, PartOf};
 pub use expect::{
     ArticleInfo, CalendarTrap, CharsetPage, ConditionalPage, DupKind, DuplicateGroup, Expectations,
     NonHtml, ProductInfo, RetryPage,

@@ -12,14 +12,20 @@ use super::truth::{ClassTruth, PageClass};
 
 const CHROME: Chrome = Chrome {
     brand: "Primitive Reference",
-    nav: &[("/", "All types"), ("/types/u8", "Integers"), ("/types/blkcnt_t", "Aliases")],
+    nav: &[
+        ("/", "All types"),
+        ("/types/u8", "Integers"),
+        ("/types/blkcnt_t", "Aliases"),
+    ],
     footer: "Primitive Reference documents types for systems programmers.",
 };
 
 /// Families of identifiers, each with its page template (`{t}` is the identifier).
 const FAMILIES: &[(&[&str], &str, &[&str])] = &[
     (
-        &["u8", "u16", "u32", "u64", "u128", "i8", "i16", "i32", "i64", "i128"],
+        &[
+            "u8", "u16", "u32", "u64", "u128", "i8", "i16", "i32", "i64", "i128",
+        ],
         "integer type",
         &[
             "{t}::MAX is the largest value that {t} can represent.",

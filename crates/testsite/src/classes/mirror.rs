@@ -11,7 +11,11 @@ use crate::text::{Rng, headline, prose, prose_for};
 
 const CHROME: Chrome = Chrome {
     brand: "Harbour Digest",
-    nav: &[("/", "Digest home"), ("/own/1", "Our reporting"), ("/", "Subscribe")],
+    nav: &[
+        ("/", "Digest home"),
+        ("/own/1", "Our reporting"),
+        ("/", "Subscribe"),
+    ],
     footer: "Harbour Digest reprints the best of the regional press with permission.",
 };
 

@@ -88,10 +88,16 @@ impl ClassesSite {
         let (types_pages, types_truth) = identifiers::build(&types_base);
 
         let truth = ClassesTruth {
-            seeds: [&shop_base, &news_base, &mirror_base, &noise_base, &types_base]
-                .iter()
-                .map(|b| format!("{b}/"))
-                .collect(),
+            seeds: [
+                &shop_base,
+                &news_base,
+                &mirror_base,
+                &noise_base,
+                &types_base,
+            ]
+            .iter()
+            .map(|b| format!("{b}/"))
+            .collect(),
             classes: vec![
                 shop_truth,
                 mirror_truth,
@@ -126,7 +132,11 @@ impl ClassesSite {
 async fn answer(State(host): State<Arc<Host>>, req: Request) -> Response {
     let path = req.uri().path();
     if path == "/robots.txt" {
-        return ([(header::CONTENT_TYPE, "text/plain")], "User-agent: *\nDisallow:\n").into_response();
+        return (
+            [(header::CONTENT_TYPE, "text/plain")],
+            "User-agent: *\nDisallow:\n",
+        )
+            .into_response();
     }
     let page = match host.as_ref() {
         Host::Static(pages) => pages.get(path).cloned(),

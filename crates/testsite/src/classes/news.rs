@@ -12,7 +12,11 @@ use crate::text::{Rng, headline, person, prose, prose_for};
 
 pub(crate) const CHROME: Chrome = Chrome {
     brand: "The Lantern Courier",
-    nav: &[("/", "Front page"), ("/list/page/1", "Latest"), ("/story/1", "Serials")],
+    nav: &[
+        ("/", "Front page"),
+        ("/list/page/1", "Latest"),
+        ("/story/1", "Serials"),
+    ],
     footer: "The Lantern Courier is an independent weekly. Letters to the editor are welcome.",
 };
 

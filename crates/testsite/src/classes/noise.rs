@@ -81,7 +81,10 @@ impl NoiseHost {
             return Some(CHROME.page("All notes", &main, ""));
         }
         let (k, is_copy) = if let Some(k) = path.strip_prefix("/mobile/note/") {
-            (k.parse::<usize>().ok().filter(|k| *k <= NOISY_COPIES)?, true)
+            (
+                k.parse::<usize>().ok().filter(|k| *k <= NOISY_COPIES)?,
+                true,
+            )
         } else {
             (path.strip_prefix("/note/")?.parse::<usize>().ok()?, false)
         };

@@ -11,7 +11,11 @@ use crate::text::{Rng, product_name, prose, prose_for};
 
 const CHROME: Chrome = Chrome {
     brand: "Tallow and Twine Supply",
-    nav: &[("/", "All products"), ("/", "Gift cards"), ("/", "Trade accounts")],
+    nav: &[
+        ("/", "All products"),
+        ("/", "Gift cards"),
+        ("/", "Trade accounts"),
+    ],
     footer: "Tallow and Twine Supply, makers of small useful things.",
 };
 
@@ -26,14 +30,14 @@ fn template() -> Template {
     let faq = (0..6)
         .map(|i| {
             let question = prose_for(&format!("shop-faq-q{i}"), 10).join(" ");
-            let answer = prose_for(&format!("shop-faq-a{i}"), 50).join(" ");
+            let answer = prose_for(&format!("shop-faq-a{i}"), 40).join(" ");
             (question, answer)
         })
         .collect();
     Template {
-        delivery: prose_for("shop-delivery", 320),
+        delivery: prose_for("shop-delivery", 250),
         faq,
-        reviews: prose_for("shop-reviews", 320),
+        reviews: prose_for("shop-reviews", 250),
     }
 }
 

@@ -62,10 +62,11 @@ pub(crate) fn build(base: &str) -> (HostPages, ClassTruth) {
         let after = if parts_first {
             String::new()
         } else {
-            format!(
-                "<nav class=\"parts\"><p><a href=\"{}\">Read in parts</a></p></nav>\n",
-                part_path(1)
-            )
+            // Every part linked from the whole: a contained part's own links are not followed.
+            let links: String = (1..=PARTS)
+                .map(|k| format!("<a href=\"{}\">Part {k}</a> ", part_path(k)))
+                .collect();
+            format!("<nav class=\"parts\"><p>{links}</p></nav>\n")
         };
         pages.insert(all_path.clone(), CHROME.page(&title, &main, &after));
         truth.distinct.push(format!("{base}{all_path}"));
