@@ -14,6 +14,10 @@
 //!   `127.0.0.1` on another port): another template, a syndicated copy of article 11, links
 //!   back to host A.
 //!
+//! [`ClassesSite::start`] serves five more hosts, one per page class of issue 10 (heavy
+//! template, re-templated mirror, multi-part stories, per-request noise, identifiers, hubs),
+//! with their ground truth ([`ClassesTruth`]).
+//!
 //! [`TestSite::expected`] returns the ground truth ([`Expectations`]) with absolute URLs, and
 //! [`TestSite::request_log`] every request received, for politeness assertions.
 //!
@@ -42,6 +46,7 @@
 //! Counters (the 429/503/500 pages) are per `TestSite`: start a fresh one per test.
 //! `cargo run -p dedupcrawl-testsite` serves it for manual crawls.
 
+mod classes;
 mod date;
 mod expect;
 mod host_a;
@@ -64,6 +69,7 @@ use axum::response::Response;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 
+pub use classes::{ClassTruth, ClassesSite, ClassesTruth, CopyOf, PageClass, PartOf};
 pub use expect::{
     ArticleInfo, CalendarTrap, CharsetPage, ConditionalPage, DupKind, DuplicateGroup, Expectations,
     NonHtml, ProductInfo, RetryPage,

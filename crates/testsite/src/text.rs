@@ -677,6 +677,11 @@ const TITLE_PATTERNS: &[&str] = &[
     "Why {p} {v} the {a} {n}",
 ];
 
+/// A headline in the style of the articles' titles (not guaranteed unique).
+pub(crate) fn headline(rng: &mut Rng) -> String {
+    title_case(&fill(rng.pick(TITLE_PATTERNS), rng))
+}
+
 pub(crate) fn articles(count: usize) -> Vec<Article> {
     let mut rng = Rng::new(20_260_101);
     let mut titles = std::collections::HashSet::new();
@@ -775,6 +780,12 @@ fn fill_product(template: &str, rng: &mut Rng, item: &str, material: &str) -> St
         .replacen("{use}", rng.pick(USES), 1)
         .replacen("{use}", rng.pick(USES), 1);
     fill(&pre, rng)
+}
+
+/// A product name such as "Quiet Walnut Desk Lamp" (not guaranteed unique).
+pub(crate) fn product_name(rng: &mut Rng) -> String {
+    let (adjective, material, item) = (rng.pick(ADJECTIVES), rng.pick(MATERIALS), rng.pick(ITEMS));
+    title_case(&format!("{adjective} {material} {item}"))
 }
 
 pub(crate) fn products(count: usize) -> Vec<Product> {

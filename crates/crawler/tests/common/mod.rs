@@ -2,6 +2,9 @@
 
 #![allow(dead_code)]
 
+pub mod class_scores;
+pub mod served_text;
+
 use std::collections::HashMap;
 use std::path::Path;
 use std::time::Duration;
