@@ -155,14 +155,12 @@ fn fixtures_match_their_truth() {
 }
 
 #[test]
-#[ignore = "issue 10: 112/166 distinct pages archived; 54 of 55 heavy-template products near_duplicate of product 1, 6 or 10"]
 fn every_distinct_page_is_archived() {
     let archived = total(|s| s.distinct_archived);
     assert_eq!(archived.hits, archived.total, "archived {archived}");
 }
 
 #[test]
-#[ignore = "issue 10: 54 false duplicates, all heavy-template products (near_duplicate of another product)"]
 fn no_distinct_page_is_called_a_duplicate() {
     let false_duplicates: usize = measured().values().map(|s| s.false_duplicates.len()).sum();
     assert_eq!(false_duplicates, 0);

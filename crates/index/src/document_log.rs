@@ -279,7 +279,8 @@ mod tests {
             mod_sample: None,
             small_shingles: None,
             link: None,
-            blocks: Some(vec![u64::from(id)]),
+            blocks: vec![u64::from(id)],
+            block_sketches: Vec::new(),
         }
     }
 

@@ -170,6 +170,10 @@ pub struct DocumentFingerprint {
     /// Fingerprints of the page's candidate content blocks: counted for the host when the
     /// document is new.
     pub block_fingerprints: Vec<u64>,
+    /// Sketches of the page's substantial content blocks (see
+    /// [`dedupcrawl_sketch::BlockSketch`]): a page is never a duplicate of, nor contained in,
+    /// a page of its own host that has no counterpart for one of them.
+    pub block_sketches: Vec<dedupcrawl_sketch::BlockSketch>,
 }
 
 impl DocumentFingerprint {
@@ -183,6 +187,7 @@ impl DocumentFingerprint {
             mod_sample: None,
             small_shingles: None,
             block_fingerprints: Vec::new(),
+            block_sketches: Vec::new(),
         }
     }
 

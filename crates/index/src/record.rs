@@ -1,10 +1,12 @@
 //! The stored form of a document: a compact binary record. The signature dominates it, so it
 //! is stored as b-bit MinHash with 16 bits a value (256 bytes at k = 128 instead of 512): the
 //! index compares and bands only those bits (see `MinHashSignature::low_bits`). MOD_m sample
-//! values keep their low 32 bits (`ModSample::low_bits`). Version 2 records (32-bit signature
-//! values, 64-bit samples) are still read, and cut the same way.
+//! values keep their low 32 bits (`ModSample::low_bits`). Only the current record version is
+//! read: an index of another format is refused before any record is (see `sled_backend`).
 
-use dedupcrawl_sketch::{MinHashSignature, ModSample, PayloadDigest, TokenDigest};
+use dedupcrawl_sketch::{
+    BLOCK_SKETCH_VALUES, BlockSketch, MinHashSignature, ModSample, PayloadDigest, TokenDigest,
+};
 
 use crate::IndexError;
 
@@ -26,9 +28,11 @@ pub struct StoredDocument {
     /// `None` for an original.
     pub link: Option<DocumentLink>,
     /// An original's content block fingerprints (sorted, distinct): the per-host block counts
-    /// of template learning are rebuilt from them when the index opens. Empty for members;
-    /// `None` in records written before version 5, whose counts live in sled (`H` keys).
-    pub blocks: Option<Vec<u64>>,
+    /// of template learning are rebuilt from them when the index opens. Empty for members.
+    pub blocks: Vec<u64>,
+    /// Sketches of the page's substantial content blocks, originals and members alike: a page
+    /// of the same host with a substantial block that has no counterpart here is another page.
+    pub block_sketches: Vec<BlockSketch>,
 }
 
 /// How a cluster member was linked when it was checked (and is answered again when the same
@@ -45,15 +49,8 @@ pub struct DocumentLink {
     pub similarity: f64,
 }
 
-const RECORD_VERSION: u8 = 5;
-/// Version 4: as 5 without the block fingerprints.
-const RECORD_VERSION_NO_BLOCKS: u8 = 4;
-/// Version 3: as 4 without the link.
-const RECORD_VERSION_NO_MEMBERS: u8 = 3;
-/// Version 2 stored 32-bit signature values and 64-bit sample values.
-const RECORD_VERSION_32_BIT_SIGNATURES: u8 = 2;
-/// The block count that stands for `blocks: None`.
-const BLOCKS_COUNTED_ELSEWHERE: u32 = u32::MAX;
+/// Version 6: block sketches after the block fingerprints.
+const RECORD_VERSION: u8 = 6;
 /// Bits kept per signature value.
 pub(crate) const SIGNATURE_BITS: u32 = 16;
 /// Bits kept per MOD_m sample value.
@@ -113,15 +110,15 @@ impl StoredDocument {
             }
             None => out.push(0),
         }
-        match &self.blocks {
-            Some(blocks) => {
-                out.extend_from_slice(&(blocks.len() as u32).to_le_bytes());
-                for block in blocks {
-                    out.extend_from_slice(&block.to_le_bytes());
-                }
+        out.extend_from_slice(&(self.blocks.len() as u32).to_le_bytes());
+        for block in &self.blocks {
+            out.extend_from_slice(&block.to_le_bytes());
+        }
+        out.extend_from_slice(&(self.block_sketches.len() as u32).to_le_bytes());
+        for sketch in &self.block_sketches {
+            for value in sketch.0 {
+                out.extend_from_slice(&value.to_le_bytes());
             }
-            // Counted in sled (a record moved from an older index).
-            None => out.extend_from_slice(&BLOCKS_COUNTED_ELSEWHERE.to_le_bytes()),
         }
         out
     }
@@ -133,14 +130,7 @@ impl StoredDocument {
         };
         let mut reader = Reader { bytes, at: 0 };
         let version = reader.take(1).ok_or_else(|| corrupt("empty"))?[0];
-        if ![
-            RECORD_VERSION,
-            RECORD_VERSION_NO_BLOCKS,
-            RECORD_VERSION_NO_MEMBERS,
-            RECORD_VERSION_32_BIT_SIGNATURES,
-        ]
-        .contains(&version)
-        {
+        if version != RECORD_VERSION {
             return Err(corrupt(&format!("record version {version}")));
         }
         let name = reader.string().ok_or_else(|| corrupt("name"))?;
@@ -163,11 +153,6 @@ impl StoredDocument {
         let signature_len = reader.u16().ok_or_else(|| corrupt("signature length"))? as usize;
         let signature = if signature_len == 0 {
             None
-        } else if version == RECORD_VERSION_32_BIT_SIGNATURES {
-            let bytes = reader
-                .take(signature_len * 4)
-                .ok_or_else(|| corrupt("signature"))?;
-            MinHashSignature::from_bytes(bytes).map(|s| s.low_bits(SIGNATURE_BITS))
         } else {
             let bytes = reader
                 .take(signature_len * 2)
@@ -186,19 +171,10 @@ impl StoredDocument {
             let count = reader.u16().ok_or_else(|| corrupt("sample length"))? as usize;
             let mut values = Vec::with_capacity(count);
             for _ in 0..count {
-                let value = if version == RECORD_VERSION_32_BIT_SIGNATURES {
-                    reader.u64()
-                } else {
-                    reader.u32().map(u64::from)
-                };
+                let value = reader.u32().map(u64::from);
                 values.push(value.ok_or_else(|| corrupt("sample"))?);
             }
-            let sample = ModSample { modulus, values };
-            Some(if version == RECORD_VERSION_32_BIT_SIGNATURES {
-                sample.low_bits(SAMPLE_BITS)
-            } else {
-                sample
-            })
+            Some(ModSample { modulus, values })
         };
         let small_len = reader.u16().ok_or_else(|| corrupt("small set length"))? as usize;
         let small_shingles = if small_len == 0 {
@@ -211,41 +187,49 @@ impl StoredDocument {
             }
             Some(set)
         };
-        let link = if version >= RECORD_VERSION_NO_BLOCKS {
-            match reader.take(1).ok_or_else(|| corrupt("link kind"))?[0] {
-                0 => None,
-                kind => Some(DocumentLink {
-                    contained: kind == 2,
-                    to: reader.u32().ok_or_else(|| corrupt("link target"))?,
-                    cluster: reader.u32().ok_or_else(|| corrupt("link cluster"))?,
-                    similarity: reader
-                        .u64()
-                        .map(f64::from_bits)
-                        .ok_or_else(|| corrupt("link similarity"))?,
-                }),
-            }
-        } else {
-            None
+        let link = match reader.take(1).ok_or_else(|| corrupt("link kind"))?[0] {
+            0 => None,
+            kind => Some(DocumentLink {
+                contained: kind == 2,
+                to: reader.u32().ok_or_else(|| corrupt("link target"))?,
+                cluster: reader.u32().ok_or_else(|| corrupt("link cluster"))?,
+                similarity: reader
+                    .u64()
+                    .map(f64::from_bits)
+                    .ok_or_else(|| corrupt("link similarity"))?,
+            }),
         };
-        let block_count = if version >= RECORD_VERSION {
-            reader.u32().ok_or_else(|| corrupt("block count"))?
-        } else {
-            BLOCKS_COUNTED_ELSEWHERE
-        };
-        let blocks = if block_count != BLOCKS_COUNTED_ELSEWHERE {
-            let count = block_count as usize;
-            let bytes = reader
-                .take(count.checked_mul(8).ok_or_else(|| corrupt("block count"))?)
-                .ok_or_else(|| corrupt("blocks"))?;
-            Some(
-                bytes
-                    .chunks_exact(8)
-                    .map(|b| u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]))
-                    .collect(),
+        let block_count = reader.u32().ok_or_else(|| corrupt("block count"))? as usize;
+        let bytes = reader
+            .take(
+                block_count
+                    .checked_mul(8)
+                    .ok_or_else(|| corrupt("block count"))?,
             )
-        } else {
-            None
-        };
+            .ok_or_else(|| corrupt("blocks"))?;
+        let blocks = bytes
+            .chunks_exact(8)
+            .map(|b| u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]))
+            .collect();
+        let sketch_count = reader.u32().ok_or_else(|| corrupt("sketch count"))? as usize;
+        let sketch_bytes = BLOCK_SKETCH_VALUES * 2;
+        let bytes = reader
+            .take(
+                sketch_count
+                    .checked_mul(sketch_bytes)
+                    .ok_or_else(|| corrupt("sketch count"))?,
+            )
+            .ok_or_else(|| corrupt("block sketches"))?;
+        let block_sketches = bytes
+            .chunks_exact(sketch_bytes)
+            .map(|chunk| {
+                let mut values = [0u16; BLOCK_SKETCH_VALUES];
+                for (value, pair) in values.iter_mut().zip(chunk.chunks_exact(2)) {
+                    *value = u16::from_le_bytes([pair[0], pair[1]]);
+                }
+                BlockSketch(values)
+            })
+            .collect();
         Ok(StoredDocument {
             id,
             name,
@@ -257,6 +241,7 @@ impl StoredDocument {
             small_shingles,
             link,
             blocks,
+            block_sketches,
         })
     }
 }
@@ -311,55 +296,14 @@ mod tests {
                 cluster: 1,
                 similarity: 0.8125,
             }),
-            blocks: Some(vec![3, 1 << 40]),
+            blocks: vec![3, 1 << 40],
+            block_sketches: vec![BlockSketch([1, 2, 3, 4, 5, 6, 7, 8])],
         };
         let bytes = doc.encode();
         assert_eq!(StoredDocument::decode(9, &bytes).unwrap(), doc);
         assert!(StoredDocument::decode(9, &bytes[..bytes.len() - 3]).is_err());
-        // "Counted in sled" survives a round trip (a record moved from an older index).
-        let moved = StoredDocument {
-            blocks: None,
-            ..doc.clone()
-        };
-        assert_eq!(StoredDocument::decode(9, &moved.encode()).unwrap(), moved);
-    }
-
-    #[test]
-    fn version_2_records_are_read_and_cut_to_the_stored_bits() {
-        let doc = StoredDocument {
-            id: 1,
-            name: "a".into(),
-            host: "h".into(),
-            payload: PayloadDigest::of(b"y"),
-            tokens: None,
-            signature: Some(MinHashSignature(vec![0x0001_0002, 0xFFFF_0003])),
-            mod_sample: None,
-            small_shingles: None,
-            link: None,
-            blocks: None,
-        };
-        // The version 2 layout: as version 3 but 4 bytes a signature value.
-        let mut bytes = vec![RECORD_VERSION_32_BIT_SIGNATURES];
-        put_str(&mut bytes, "a");
-        put_str(&mut bytes, "h");
-        bytes.extend_from_slice(&doc.payload.0);
-        bytes.push(0);
-        bytes.extend_from_slice(&2u16.to_le_bytes());
-        bytes.extend_from_slice(&doc.signature.as_ref().unwrap().to_bytes());
-        // A MOD_4 sample with 64-bit values.
-        bytes.extend_from_slice(&4u64.to_le_bytes());
-        bytes.extend_from_slice(&2u16.to_le_bytes());
-        bytes.extend_from_slice(&0x0000_0001_0000_0004u64.to_le_bytes());
-        bytes.extend_from_slice(&0x0000_0002_0000_0008u64.to_le_bytes());
-        bytes.extend_from_slice(&0u16.to_le_bytes());
-        let read = StoredDocument::decode(1, &bytes).unwrap();
-        assert_eq!(read.signature, Some(MinHashSignature(vec![2, 3])));
-        assert_eq!(
-            read.mod_sample,
-            Some(ModSample {
-                modulus: 4,
-                values: vec![4, 8]
-            })
-        );
+        let mut older = bytes.clone();
+        older[0] = 5;
+        assert!(StoredDocument::decode(9, &older).is_err());
     }
 }

@@ -60,6 +60,22 @@ const MAX_POSTINGS_PER_SAMPLE: usize = 256;
 /// The log's file name in an index directory of its own.
 pub const DOCUMENT_LOG_FILE: &str = "documents.log";
 
+/// Whether `doc` has a substantial content block with no counterpart in `stored`, a page of
+/// the same host: then it is another page, however alike the rest (a product on a shop whose
+/// policy and review prose is 95 % of every page, before the host's template is learnt). Pages
+/// of other hosts are not held to it: a mirror may add a paragraph and still be a copy. A
+/// stored page with no sketches (nothing substantial, or the full-page view) says nothing.
+fn has_distinct_block(doc: &DocumentFingerprint, stored: &StoredDocument) -> bool {
+    doc.host == stored.host
+        && !stored.block_sketches.is_empty()
+        && doc.block_sketches.iter().any(|mine| {
+            !stored
+                .block_sketches
+                .iter()
+                .any(|theirs| mine.is_counterpart(theirs))
+        })
+}
+
 /// How a decision names a stored document.
 fn document_ref(document: StoredDocument) -> DocumentRef {
     DocumentRef {
@@ -275,10 +291,7 @@ impl IndexState {
                 self.tables.post(sample, document.id);
             }
             self.tables.documents += 1;
-            // Older records (no block list) were counted in sled.
-            if let Some(blocks) = &document.blocks {
-                self.block_counts.add_page(&document.host, blocks);
-            }
+            self.block_counts.add_page(&document.host, &document.blocks);
         }
     }
 
@@ -547,7 +560,7 @@ impl SledDedupIndex {
             let Some(similarity) = similarity_to(&stored) else {
                 continue;
             };
-            if similarity >= threshold {
+            if similarity >= threshold && !has_distinct_block(doc, &stored) {
                 match stored.link {
                     None => near_an_original = true,
                     Some(link) => originals_to_check.push(link.cluster),
@@ -566,12 +579,10 @@ impl SledDedupIndex {
             if near_an_original {
                 break;
             }
-            near_an_original = state
-                .log
-                .read(original)?
-                .as_ref()
-                .and_then(similarity_to)
-                .is_some_and(|s| s >= threshold);
+            near_an_original = state.log.read(original)?.as_ref().is_some_and(|stored| {
+                similarity_to(stored).is_some_and(|s| s >= threshold)
+                    && !has_distinct_block(doc, stored)
+            });
         }
         Ok(Some((id, similarity, near_an_original)))
     }
@@ -582,6 +593,7 @@ impl SledDedupIndex {
     fn find_containment(
         &self,
         state: &IndexState,
+        doc: &DocumentFingerprint,
         sample: &ModSample,
     ) -> Result<(Option<(DocumentRef, f64)>, Option<(DocumentRef, f64)>), IndexError> {
         if sample.values.len() < self.config.containment_min_samples {
@@ -600,12 +612,17 @@ impl SledDedupIndex {
             (None, None);
         let min = self.config.containment_min_samples;
         for (id, _) in ranked {
-            let Some(other) = state.log.read(id)?.and_then(|d| d.mod_sample) else {
+            let Some(stored) = state.log.read(id)? else {
+                continue;
+            };
+            // A page with a block of its own is not inside another page of its host.
+            let inside_allowed = !has_distinct_block(doc, &stored);
+            let Some(other) = stored.mod_sample else {
                 continue;
             };
             let modulus = sample.modulus.max(other.modulus);
             let (mine, theirs) = (sample.at_modulus(modulus), other.at_modulus(modulus));
-            if mine.values.len() >= min {
+            if inside_allowed && mine.values.len() >= min {
                 let c = mine.containment_in(&theirs);
                 if c >= self.config.containment_threshold && inside.is_none_or(|(_, b)| c > b) {
                     inside = Some((id, c));
@@ -660,7 +677,8 @@ impl SledDedupIndex {
             mod_sample,
             small_shingles: doc.small_shingles.clone(),
             link,
-            blocks: Some(blocks),
+            blocks,
+            block_sketches: doc.block_sketches.clone(),
         };
         state.log.append(&record)?;
         state.learn(&self.config, &record);
@@ -688,7 +706,7 @@ impl SledDedupIndex {
         };
         let (inside, around) = match (&sample, near) {
             (_, Some((_, _, true))) | (None, _) => (None, None),
-            (Some(sample), _) => self.find_containment(state, sample)?,
+            (Some(sample), _) => self.find_containment(state, doc, sample)?,
         };
         // Near an original, or inside one: a duplicate, linked to the closest page if one is
         // within the threshold (a page that is (almost) exactly another one is a near

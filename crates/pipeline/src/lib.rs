@@ -25,7 +25,9 @@
 use std::sync::Arc;
 
 use dedupcrawl_index::{DedupDecision, DedupIndex, DocumentFingerprint, IndexConfig, IndexError};
-use dedupcrawl_sketch::{MinHasher, ModSample, PayloadDigest, TokenDigest, shingle_set};
+use dedupcrawl_sketch::{
+    BlockSketch, MinHasher, ModSample, PayloadDigest, TokenDigest, shingle_set,
+};
 use dedupcrawl_textprep::{
     LinkKind, MainContent, PreparedPage, TextPrep, TextPrepConfig, View, hash_token,
 };
@@ -34,6 +36,15 @@ use rustc_hash::FxHashSet;
 /// Main content shorter than this many shingles' worth of tokens, once the host's template is
 /// cut out, is too little to compare on: the page's own content blocks are compared instead.
 pub const MIN_MAIN_CONTENT_SHINGLES: usize = 4;
+
+/// A main-content block with at least this many normalized tokens (about 25 words) is
+/// substantial: a page with one that a page of its host lacks is not that page's duplicate.
+/// Shorter blocks (a timestamp, a view counter, a "related" link) are what per-request noise
+/// is made of.
+pub const SUBSTANTIAL_BLOCK_TOKENS: usize = 12;
+/// Block sketches kept per page, at most (a page's first substantial blocks; a block whose
+/// counterpart was not kept only makes a page look new, never a duplicate).
+pub const MAX_BLOCK_SKETCHES: usize = 64;
 
 /// What makes two pages duplicates. Every field is a config key (`[dedup]`).
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -243,6 +254,7 @@ impl DedupStage {
                 block_ranges.push((block.fingerprint(), start..content_tokens.len()));
             }
         }
+        let mut block_sketches = Vec::new();
         let (view, token_hashes, stable_tokens) = match self.settings.view {
             View::FullPage => {
                 let tokens = full_tokens();
@@ -259,6 +271,14 @@ impl DedupStage {
                     .zip(counts)
                     .filter(|&(_, count)| count >= min_pages)
                     .map(|(&fingerprint, _)| fingerprint)
+                    .collect();
+                block_sketches = block_ranges
+                    .iter()
+                    .filter(|(fingerprint, range)| {
+                        range.len() >= SUBSTANTIAL_BLOCK_TOKENS && !template.contains(fingerprint)
+                    })
+                    .take(MAX_BLOCK_SKETCHES)
+                    .map(|(_, range)| BlockSketch::of(&content_tokens[range.clone()]))
                     .collect();
                 let main: Vec<u64> = block_ranges
                     .iter()
@@ -288,6 +308,7 @@ impl DedupStage {
         stable_tokens.extend_from_slice(&link_tokens);
         let mut fingerprint = DocumentFingerprint::new(name, host, PayloadDigest::of(payload));
         fingerprint.block_fingerprints = candidates;
+        fingerprint.block_sketches = block_sketches;
         // Text-based checks need at least one whole shingle: a one-word page ("Redirecting…")
         // says nothing about which page it is. Such pages are only exact payload duplicates.
         // The normalized-text digest is taken over the page's own content (not minus the

@@ -26,6 +26,7 @@
 //! assert!(lsh.bands * lsh.rows <= 128);
 //! ```
 
+mod block_sketch;
 mod bloom;
 mod broder;
 mod digest;
@@ -33,6 +34,7 @@ mod lsh;
 mod minhash;
 mod shingle;
 
+pub use block_sketch::{BLOCK_SKETCH_VALUES, BlockSketch};
 pub use bloom::HashBloomFilter;
 pub use broder::{BottomSketch, ModSample, super_shingles};
 pub use digest::{PayloadDigest, TokenDigest};

@@ -3,13 +3,12 @@
 //! `bench-accuracy --root CORPUS_ROOT --decisions VIEW=FILE [--decisions VIEW=FILE]`
 //! (VIEW is `main` or `full`; FILE the JSONL of `dedupcrawl dedup --view VIEW --out FILE`).
 //!
-//! Truth: for every document of the JSONL, the set of 5-shingles of its normalized token
-//! hashes, by the same token pipeline (`TextPrep::prepare` + `token_hashes`):
-//! * `full`: `View::FullPage`, exactly what `dedupcrawl dedup --view full` compares;
-//! * `main`: `View::MainContent` with the per-page boilerplate rules but NO host template
-//!   (the dedup command also drops blocks seen on ≥ 2 earlier new pages of the same PATH, which
-//!   depends on its own decisions), with the dedup stage's fallback to the full page when the
-//!   main content has fewer than 5 tokens.
+//! Truth: for every document of the JSONL, the set of 5-shingles of its tokens by the dedup's
+//! token definition, computed independently of the code under test (`dedupcrawl_bench::truth`:
+//! a scraper DOM walk for `full`, rs-trafilatura's own text of the page for `main`, tokens
+//! and link tokens by other code), with a fallback to the full page when the main text has
+//! fewer than 5 tokens. The host template and host models are not applied: truth is each
+//! page on its own.
 //!
 //! Exact Jaccard of every pair that shares at least one shingle: an inverted index over
 //! shingle hashes, every posting list expanded into pairs (no cap), intersections counted
@@ -133,9 +132,16 @@ fn main() -> anyhow::Result<()> {
             .par_iter()
             .map(|line| -> anyhow::Result<Doc> {
                 let path = line["path"].as_str().unwrap_or_default().to_string();
-                let page = prep.prepare(&load_page(std::path::Path::new(&path))?.html);
-                let mut full_tokens = prep.token_hashes(&page, View::FullPage, &|_| false);
-                let mut main_tokens = prep.token_hashes(&page, View::MainContent, &|_| false);
+                let html = load_page(std::path::Path::new(&path))?.html;
+                let page = prep.prepare(&html);
+                let links = dedupcrawl_bench::truth::link_tokens(&html);
+                let mut full_tokens = dedupcrawl_bench::truth::tokens(
+                    &dedupcrawl_textprep::extract_text_with_dom(&html),
+                );
+                let mut main_tokens =
+                    dedupcrawl_bench::truth::tokens(&dedupcrawl_bench::truth::main_text(&html));
+                full_tokens.extend_from_slice(&links);
+                main_tokens.extend_from_slice(&links);
                 if main_tokens.len() < W {
                     main_tokens = full_tokens.clone();
                 }
@@ -172,12 +178,8 @@ fn main() -> anyhow::Result<()> {
             for d in &docs {
                 let host = short(&d.path).split('/').next().unwrap_or("").to_string();
                 let payload = load_page(std::path::Path::new(&d.path))?.html;
-                let fingerprinted = stage.fingerprint_prepared(
-                    &d.path,
-                    &host,
-                    payload.as_bytes(),
-                    d.page.clone(),
-                )?;
+                let fingerprinted =
+                    stage.fingerprint_html(&d.path, &host, payload.as_bytes(), &payload)?;
                 stage.index().check_and_insert(&fingerprinted.fingerprint)?;
                 out.push(if fingerprinted.tokens.len() < W {
                     Vec::new()
