@@ -75,6 +75,10 @@ pub struct LogLine {
     /// Payload bytes received.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bytes: Option<u64>,
+    /// On an archived page: the archived pages it contains (parts of a story fetched before
+    /// its all-on-one-page version), most contained first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub contains: Vec<String>,
 }
 
 impl LogLine {
@@ -97,6 +101,7 @@ impl LogLine {
             error: None,
             note: None,
             bytes: None,
+            contains: Vec::new(),
         }
     }
 }

@@ -517,12 +517,12 @@ fn record_decision(
         {
             DedupDecision::New {
                 id: Some(of.id),
-                contains: None,
+                contains: Vec::new(),
             }
         }
         DedupDecision::Contained { ref within, .. } if within.name == url => DedupDecision::New {
             id: Some(within.id),
-            contains: None,
+            contains: Vec::new(),
         },
         other => other,
     };
@@ -539,14 +539,19 @@ fn record_decision(
         ));
         decision = DedupDecision::New {
             id: None,
-            contains: None,
+            contains: Vec::new(),
         };
     }
     let near_policy = engine.config.archive.near_duplicates;
     let (mut line, follow_links) = match &decision {
-        DedupDecision::New { .. } => {
+        DedupDecision::New { contains, .. } => {
             fetched.archive_capture()?;
-            (fetched.line(Decision::Archived), true)
+            let mut line = fetched.line(Decision::Archived);
+            line.contains = contains
+                .iter()
+                .map(|(inner, _)| inner.name.clone())
+                .collect();
+            (line, true)
         }
         DedupDecision::ExactDuplicate {
             of,

@@ -173,7 +173,6 @@ fn mirror_copies_are_linked_to_their_original() {
 }
 
 #[test]
-#[ignore = "issue 10: 4/12 parts linked (0/6 fetched before the whole, no contains relation; 4/6 fetched after)"]
 fn contained_parts_are_linked_to_their_whole() {
     let linked = total(|s| s.parts_linked);
     assert!(linked.share() >= 0.75, "linked {linked}");

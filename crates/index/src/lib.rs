@@ -258,11 +258,12 @@ pub enum ExactBasis {
 /// The index's answer for one document.
 #[derive(Debug, Clone, PartialEq)]
 pub enum DedupDecision {
-    /// Not seen before; recorded under `id` (unless it was only a lookup). `contains` names a
-    /// known document that this one contains (it is a larger page around it).
+    /// Not seen before; recorded under `id` (unless it was only a lookup). `contains` names the
+    /// known documents this one contains (it is a larger page around them, such as the
+    /// all-on-one-page version of a story whose parts came first), most contained first.
     New {
         id: Option<DocumentId>,
-        contains: Option<(DocumentRef, f64)>,
+        contains: Vec<(DocumentRef, f64)>,
     },
     ExactDuplicate {
         of: DocumentRef,

@@ -30,7 +30,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use dedupcrawl_sketch::{MinHashSignature, ModSample};
+use dedupcrawl_sketch::{BlockSketch, MinHashSignature, ModSample};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::block_counts::BlockCounts;
@@ -66,14 +66,15 @@ pub const DOCUMENT_LOG_FILE: &str = "documents.log";
 /// of other hosts are not held to it: a mirror may add a paragraph and still be a copy. A
 /// stored page with no sketches (nothing substantial, or the full-page view) says nothing.
 fn has_distinct_block(doc: &DocumentFingerprint, stored: &StoredDocument) -> bool {
-    doc.host == stored.host
-        && !stored.block_sketches.is_empty()
-        && doc.block_sketches.iter().any(|mine| {
-            !stored
-                .block_sketches
-                .iter()
-                .any(|theirs| mine.is_counterpart(theirs))
-        })
+    doc.host == stored.host && lacks_counterpart(&doc.block_sketches, &stored.block_sketches)
+}
+
+/// Whether one of `mine` has no counterpart among `theirs` (never, when `theirs` is empty).
+fn lacks_counterpart(mine: &[BlockSketch], theirs: &[BlockSketch]) -> bool {
+    !theirs.is_empty()
+        && mine
+            .iter()
+            .any(|block| !theirs.iter().any(|other| block.is_counterpart(other)))
 }
 
 /// How a decision names a stored document.
@@ -595,9 +596,9 @@ impl SledDedupIndex {
         state: &IndexState,
         doc: &DocumentFingerprint,
         sample: &ModSample,
-    ) -> Result<(Option<(DocumentRef, f64)>, Option<(DocumentRef, f64)>), IndexError> {
+    ) -> Result<(Option<(DocumentRef, f64)>, Vec<(DocumentRef, f64)>), IndexError> {
         if sample.values.len() < self.config.containment_min_samples {
-            return Ok((None, None));
+            return Ok((None, Vec::new()));
         }
         let mut hits: FxHashMap<DocumentId, usize> = FxHashMap::default();
         for value in posted_samples(sample) {
@@ -608,15 +609,19 @@ impl SledDedupIndex {
         let mut ranked: Vec<(DocumentId, usize)> = hits.into_iter().collect();
         ranked.sort_by_key(|&(id, n)| (std::cmp::Reverse(n), id));
         ranked.truncate(16);
-        let (mut inside, mut around): (Option<(DocumentId, f64)>, Option<(DocumentId, f64)>) =
-            (None, None);
+        let mut inside: Option<(DocumentId, f64)> = None;
+        let mut around: Vec<(DocumentId, f64)> = Vec::new();
         let min = self.config.containment_min_samples;
         for (id, _) in ranked {
             let Some(stored) = state.log.read(id)? else {
                 continue;
             };
             // A page with a block of its own is not inside another page of its host.
-            let inside_allowed = !has_distinct_block(doc, &stored);
+            let same_host = doc.host == stored.host;
+            let inside_allowed =
+                !(same_host && lacks_counterpart(&doc.block_sketches, &stored.block_sketches));
+            let around_allowed =
+                !(same_host && lacks_counterpart(&stored.block_sketches, &doc.block_sketches));
             let Some(other) = stored.mod_sample else {
                 continue;
             };
@@ -628,19 +633,22 @@ impl SledDedupIndex {
                     inside = Some((id, c));
                 }
             }
-            if theirs.values.len() >= min {
+            if around_allowed && theirs.values.len() >= min {
                 let c = theirs.containment_in(&mine);
-                if c >= self.config.containment_threshold && around.is_none_or(|(_, b)| c > b) {
-                    around = Some((id, c));
+                if c >= self.config.containment_threshold {
+                    around.push((id, c));
                 }
             }
         }
-        let resolve = |found: Option<(DocumentId, f64)>| -> Result<_, IndexError> {
-            found
-                .map(|(id, c)| Ok((self.reference(state, id)?, c)))
-                .transpose()
-        };
-        Ok((resolve(inside)?, resolve(around)?))
+        around.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        let inside = inside
+            .map(|(id, c)| Ok::<_, IndexError>((self.reference(state, id)?, c)))
+            .transpose()?;
+        let around = around
+            .into_iter()
+            .map(|(id, c)| Ok((self.reference(state, id)?, c)))
+            .collect::<Result<_, IndexError>>()?;
+        Ok((inside, around))
     }
 
     /// Appends `doc` under the next id: to the log, to the in-memory structures, to the group
@@ -705,7 +713,7 @@ impl SledDedupIndex {
             None => None,
         };
         let (inside, around) = match (&sample, near) {
-            (_, Some((_, _, true))) | (None, _) => (None, None),
+            (_, Some((_, _, true))) | (None, _) => (None, Vec::new()),
             (Some(sample), _) => self.find_containment(state, doc, sample)?,
         };
         // Near an original, or inside one: a duplicate, linked to the closest page if one is

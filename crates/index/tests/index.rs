@@ -138,10 +138,11 @@ fn decisions_exact_near_contained_and_new() {
     {
         DedupDecision::New {
             id: Some(_),
-            contains: Some((inner, c)),
-        } => {
+            contains,
+        } if contains.len() == 1 => {
+            let (inner, c) = &contains[0];
             assert_eq!(inner.name, "other");
-            assert!(c >= 0.9);
+            assert!(*c >= 0.9);
         }
         other => panic!("{other:?}"),
     }
