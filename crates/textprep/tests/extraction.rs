@@ -174,3 +174,38 @@ fn agrees_with_a_scraper_dom_walk_on_real_rust_docs() {
         assert_eq!(ours, dom, "{relative}: text differs from the DOM walk");
     }
 }
+
+#[test]
+fn identifiers_stay_whole_and_numbers_follow_the_policy() {
+    use dedupcrawl_textprep::NumberPolicy;
+    let text = "The u128 and i128 types, f32x2 lanes on x86_64, blkcnt_t and log2_10 cost 42 \
+                dollars in 2026.";
+    let with = |numbers| {
+        Normalizer::new(NormalizeOptions {
+            numbers,
+            ..NormalizeOptions::default()
+        })
+        .tokens(text, Language::English)
+    };
+    // Identifiers are tokens as written (lowercased), neither stop words nor stemmed; pure
+    // numbers are dropped by default.
+    assert_eq!(
+        with(NumberPolicy::Drop),
+        [
+            "u128", "i128", "type", "f32x2", "lane", "x86_64", "blkcnt_t", "log2_10", "cost",
+            "dollar"
+        ]
+    );
+    assert_eq!(
+        with(NumberPolicy::Keep),
+        [
+            "u128", "i128", "type", "f32x2", "lane", "x86_64", "blkcnt_t", "log2_10", "cost", "42",
+            "dollar", "2026"
+        ]
+    );
+    // Masking merges what differs only in digits, as datatrove does.
+    let masked = with(NumberPolicy::Mask);
+    assert_eq!(masked[..2], ["u000", "i000"]);
+    assert_eq!(masked[3], "f00x0");
+    assert!(masked.contains(&"00".to_string()) && masked.contains(&"0000".to_string()));
+}
