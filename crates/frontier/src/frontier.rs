@@ -947,6 +947,27 @@ impl Frontier {
         }
     }
 
+    /// Moves one delayed retry to the back of its host's queue, in one transaction.
+    fn requeue_delayed(
+        &self,
+        inner: &mut Inner,
+        host: &str,
+        key: &IVec,
+        value: &IVec,
+    ) -> Result<(), FrontierError> {
+        let queue_key = self.back_queue_key(inner, host)?;
+        (&self.delayed, &self.queue, &self.meta).transaction(|(delayed, queue, meta)| {
+            delayed.remove(key)?;
+            queue.insert(queue_key.as_slice(), value)?;
+            add_to_counter(meta, COUNTER_DELAYED, -1)?;
+            add_to_counter(meta, COUNTER_QUEUED, 1)
+        })?;
+        if let Some(state) = inner.hosts.get_mut(host) {
+            state.has_queued = true;
+        }
+        Ok(())
+    }
+
     /// Moves retries whose backoff has passed back to the back of their host queues.
     fn promote_due_retries(&self, inner: &mut Inner, now: Instant) -> Result<(), FrontierError> {
         let end = self.timebase.unix_ms(now).saturating_add(1).to_be_bytes();
@@ -968,16 +989,7 @@ impl Frontier {
                 }
             };
             self.ensure_host(inner, &host, now)?;
-            let queue_key = self.back_queue_key(inner, &host)?;
-            (&self.delayed, &self.queue, &self.meta).transaction(|(delayed, queue, meta)| {
-                delayed.remove(&key)?;
-                queue.insert(queue_key.as_slice(), &value)?;
-                add_to_counter(meta, COUNTER_DELAYED, -1)?;
-                add_to_counter(meta, COUNTER_QUEUED, 1)
-            })?;
-            if let Some(state) = inner.hosts.get_mut(&host) {
-                state.has_queued = true;
-            }
+            self.requeue_delayed(inner, &host, &key, &value)?;
             inner.schedule_if_eligible(&host, now, self.config.per_host_concurrency);
         }
         Ok(())
@@ -1139,16 +1151,7 @@ impl Frontier {
             self.ensure_host(&mut inner, host, now)?;
         }
         for (key, value) in waiting {
-            let queue_key = self.back_queue_key(&mut inner, host)?;
-            (&self.delayed, &self.queue, &self.meta).transaction(|(delayed, queue, meta)| {
-                delayed.remove(&key)?;
-                queue.insert(queue_key.as_slice(), &value)?;
-                add_to_counter(meta, COUNTER_DELAYED, -1)?;
-                add_to_counter(meta, COUNTER_QUEUED, 1)
-            })?;
-            if let Some(state) = inner.hosts.get_mut(host) {
-                state.has_queued = true;
-            }
+            self.requeue_delayed(&mut inner, host, &key, &value)?;
         }
         Ok(true)
     }

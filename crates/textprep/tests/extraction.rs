@@ -1,6 +1,8 @@
 //! Extraction and normalization on hand-made edge cases and on real pages (the Rust docs).
 
-use std::path::PathBuf;
+mod common;
+
+use common::rust_docs;
 
 use dedupcrawl_textprep::{
     BlockKind, Language, LanguageSource, NormalizeOptions, Normalizer, TextPrep, TextPrepConfig,
@@ -132,14 +134,6 @@ fn links_canonical_base_and_robots_meta() {
     assert_eq!(hrefs, ["/moved", "/", "a.html", "/embed"]);
     assert!(page.links[2].nofollow && !page.links[1].nofollow);
     assert!(page.blocks.iter().any(|b| b.text == "Home" && b.in_chrome));
-}
-
-fn rust_docs() -> PathBuf {
-    let sysroot = std::process::Command::new("rustc")
-        .args(["--print", "sysroot"])
-        .output()
-        .expect("rustc runs");
-    PathBuf::from(String::from_utf8_lossy(&sysroot.stdout).trim()).join("share/doc/rust/html")
 }
 
 /// On real pages the tokenizer-driven extractor sees the same words as a full scraper DOM walk.

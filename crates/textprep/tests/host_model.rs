@@ -2,18 +2,13 @@
 //! the Rust docs: mdBook's book, reference and nomicon, and rustdoc's std): after a host's
 //! first pages, the cheap model must keep the text the extractor keeps.
 
+mod common;
+
+use common::rust_docs;
 use std::path::{Path, PathBuf};
 
 use dedupcrawl_textprep::{ContentSource, MainContent, MainContentConfig, extract};
 use rustc_hash::FxHashMap;
-
-fn rust_docs() -> PathBuf {
-    let sysroot = std::process::Command::new("rustc")
-        .args(["--print", "sysroot"])
-        .output()
-        .expect("rustc runs");
-    PathBuf::from(String::from_utf8_lossy(&sysroot.stdout).trim()).join("share/doc/rust/html")
-}
 
 /// Up to `limit` HTML files under `dir`, sorted by path.
 fn pages(dir: &Path, limit: usize) -> Vec<PathBuf> {
