@@ -28,14 +28,15 @@ use dedupcrawl_index::{DedupDecision, DedupIndex, DocumentFingerprint, IndexConf
 use dedupcrawl_sketch::{
     BlockSketch, MinHasher, ModSample, PayloadDigest, TokenDigest, shingle_set,
 };
-use dedupcrawl_textprep::{
-    LinkKind, MainContent, PreparedPage, TextPrep, TextPrepConfig, View, hash_token,
-};
+use dedupcrawl_textprep::{LinkKind, MainContent, PreparedPage, TextPrep, TextPrepConfig, View};
 use rustc_hash::FxHashSet;
 
 /// Main content shorter than this many shingles' worth of tokens, once the host's template is
 /// cut out, is too little to compare on: the page's own content blocks are compared instead.
 pub const MIN_MAIN_CONTENT_SHINGLES: usize = 4;
+
+/// Hash seed of link tokens, so a link target never hashes like a word.
+const LINK_TOKEN_SEED: u64 = 0x6c69_6e6b;
 
 /// A main-content block with at least this many normalized tokens (about 25 words) is
 /// substantial: a page with one that a page of its host lacks is not that page's duplicate.
@@ -349,7 +350,8 @@ impl DedupStage {
                     .is_some_and(|block| !block.in_chrome)
             })
             .filter_map(|link| link_target(&link.href))
-            .map(|target| hash_token(&format!("\u{1}link {target}")))
+            // Seeded apart from word tokens (`hash_token`), without building a string per link.
+            .map(|target| xxhash_rust::xxh3::xxh3_64_with_seed(target.as_bytes(), LINK_TOKEN_SEED))
             .collect();
         tokens.sort_unstable();
         tokens.dedup();
