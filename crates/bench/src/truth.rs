@@ -9,8 +9,9 @@
 //! * Tokens: `unicode-segmentation` words with at least one letter, lowercased; pure numbers
 //!   dropped; NLTK English stop words out and Porter2 stems for alphabetic words only
 //!   (`stop-words` and `rust-stemmers` called here, not through the normalizer).
-//! * Links: one token per distinct `<a href>` target (path and query) outside `nav`,
-//!   `header`, `footer` and `aside`, found by `scraper`, appended in sorted order.
+//! * Links: one token per distinct `<a href>` target outside `nav`, `header`, `footer` and
+//!   `aside`, found by `scraper`, resolved against the page's path (`url`) and written as
+//!   path and query, appended in sorted order.
 
 use std::collections::BTreeSet;
 
@@ -49,8 +50,12 @@ pub fn tokens(text: &str) -> Vec<u64> {
     out
 }
 
-/// Link tokens of a page: distinct targets outside the page chrome, sorted.
-pub fn link_tokens(html: &str) -> Vec<u64> {
+/// Link tokens of a page at `page_path` (its path on its site, e.g. `/std/index.html`):
+/// distinct targets outside the page chrome, resolved, sorted.
+pub fn link_tokens(html: &str, page_path: &str) -> Vec<u64> {
+    let Ok(base) = url::Url::parse("file:///").and_then(|root| root.join(page_path)) else {
+        return Vec::new();
+    };
     let document = scraper::Html::parse_document(html);
     let Ok(anchors) = scraper::Selector::parse("a[href]") else {
         return Vec::new();
@@ -73,15 +78,12 @@ pub fn link_tokens(html: &str) -> Vec<u64> {
         {
             continue;
         }
-        let target = match href.split_once("//") {
-            Some((scheme, rest))
-                if scheme
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || c == ':') =>
-            {
-                rest.find('/').map_or("/", |at| &rest[at..])
-            }
-            _ => href.trim_start_matches("./"),
+        let Ok(target) = base.join(href) else {
+            continue;
+        };
+        let target = match target.query() {
+            Some(query) => format!("{}?{query}", target.path()),
+            None => target.path().to_string(),
         };
         targets.insert(xxhash_rust::xxh3::xxh3_64(
             format!("link {target}").as_bytes(),

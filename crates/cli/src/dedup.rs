@@ -192,7 +192,8 @@ fn run_files(args: DedupArgs) -> anyhow::Result<()> {
     for (root, files) in &sites {
         let host = root.display().to_string();
         for chunk in files.chunks(256) {
-            // Reading and extraction in parallel; decisions in order.
+            // Reading and block extraction in parallel; the main content (host models learn
+            // from it) and the decisions in file order, so that a run is reproducible.
             let loaded: Vec<_> = chunk
                 .par_iter()
                 .map(|path| {
@@ -200,7 +201,8 @@ fn run_files(args: DedupArgs) -> anyhow::Result<()> {
                     let name = path.display().to_string();
                     let page = bytes.as_ref().ok().map(|b| {
                         let html = dedupcrawl_fetch::decode_bytes(b, None, true).text;
-                        stage.prepare(&name, &host, &html)
+                        let page = stage.prepare_blocks(&html);
+                        (html, page)
                     });
                     (name, bytes, page)
                 })
@@ -216,7 +218,10 @@ fn run_files(args: DedupArgs) -> anyhow::Result<()> {
                         continue;
                     }
                 };
-                let Some(page) = page else { continue };
+                let Some((html, mut page)) = page else {
+                    continue;
+                };
+                stage.decide_main_content(&path, &host, &html, &mut page);
                 let verdict = stage
                     .check_prepared(&path, &host, &bytes, page)
                     .with_context(|| format!("index update failed at {path}"))?;

@@ -196,7 +196,21 @@ impl DedupStage {
     /// (or file path: then the extractor is not told a URL). Safe to call from several
     /// threads; the dedup decision itself is [`check_prepared`](Self::check_prepared).
     pub fn prepare(&self, name: &str, host: &str, html: &str) -> PreparedPage {
-        let mut page = self.textprep.prepare(html);
+        let mut page = self.prepare_blocks(html);
+        self.decide_main_content(name, host, html, &mut page);
+        page
+    }
+
+    /// The first half of [`prepare`](Self::prepare): the page's blocks, no host evidence
+    /// (safe to run on many pages in parallel in any order).
+    pub fn prepare_blocks(&self, html: &str) -> PreparedPage {
+        self.textprep.prepare(html)
+    }
+
+    /// The second half of [`prepare`](Self::prepare): the main content as one of `host`'s
+    /// pages. Run in a fixed page order, the host models learn the same and the views come out
+    /// the same from run to run.
+    pub fn decide_main_content(&self, name: &str, host: &str, html: &str, page: &mut PreparedPage) {
         if self.settings.view == View::MainContent {
             let url = name.contains("://").then_some(name);
             let rules = self.textprep.config().boilerplate;
@@ -208,7 +222,6 @@ impl DedupStage {
                 &|block| rules.is_content_candidate(block),
             ));
         }
-        page
     }
 
     /// The fingerprint of an HTML page as the index sees it, and the prepared page.
@@ -304,7 +317,7 @@ impl DedupStage {
         // different pages are different pages (their links are the only way to what they
         // list), while a copy with a changed "related" box or pager link stays close.
         let (mut token_hashes, mut stable_tokens) = (token_hashes, stable_tokens);
-        let link_tokens = self.content_link_tokens(&page);
+        let link_tokens = self.content_link_tokens(name, host, &page);
         token_hashes.extend_from_slice(&link_tokens);
         stable_tokens.extend_from_slice(&link_tokens);
         let mut fingerprint = DocumentFingerprint::new(name, host, PayloadDigest::of(payload));
@@ -335,9 +348,11 @@ impl DedupStage {
     }
 
     /// One token per distinct link target outside the page's chrome (`nav`, `header`,
-    /// `footer`…), written as its path and query (so a mirror on another host that links to
-    /// the same paths gives the same tokens), in sorted order.
-    fn content_link_tokens(&self, page: &PreparedPage) -> Vec<u64> {
+    /// `footer`…): the target resolved against the page and written as its path and query (so
+    /// the same target is one token whatever the page's depth, and a mirror on another host
+    /// that links to the same paths gives the same tokens), in sorted order.
+    fn content_link_tokens(&self, name: &str, host: &str, page: &PreparedPage) -> Vec<u64> {
+        let base = link_base(name, host);
         let blocks = &page.extracted.blocks;
         let mut tokens: Vec<u64> = page
             .extracted
@@ -349,8 +364,8 @@ impl DedupStage {
                     .get(link.block as usize)
                     .is_some_and(|block| !block.in_chrome)
             })
-            .filter_map(|link| link_target(&link.href))
-            // Seeded apart from word tokens (`hash_token`), without building a string per link.
+            .filter_map(|link| link_target(&base, &link.href))
+            // Seeded apart from word tokens (`hash_token`).
             .map(|target| xxhash_rust::xxh3::xxh3_64_with_seed(target.as_bytes(), LINK_TOKEN_SEED))
             .collect();
         tokens.sort_unstable();
@@ -415,9 +430,22 @@ impl DedupStage {
     }
 }
 
-/// A link's target as compared: path and query of what `href` says, without scheme, host or
-/// fragment. `None` for links to nowhere (`#top`, `javascript:`, `mailto:`).
-fn link_target(href: &str) -> Option<&str> {
+/// What a page's relative links resolve against: its URL, or for a file of a site on disk
+/// (`host` is the site's directory) its path inside the site, so that copies of a site in two
+/// directories give the same targets.
+fn link_base(name: &str, host: &str) -> Option<url::Url> {
+    if name.contains("://") {
+        return url::Url::parse(name).ok();
+    }
+    let inside = name.strip_prefix(host).unwrap_or(name);
+    let root = url::Url::parse("file:///").ok()?;
+    root.join(&inside.replace('\\', "/")).ok()
+}
+
+/// A link's target as compared: path and query of `href` resolved against `base`, without
+/// scheme, host or fragment. `None` for links to nowhere (`#top`, `javascript:`, `mailto:`)
+/// and for hrefs that do not resolve.
+fn link_target(base: &Option<url::Url>, href: &str) -> Option<String> {
     let href = href.trim();
     let href = href.split('#').next().unwrap_or("");
     let lower = href.get(..11).unwrap_or(href).to_ascii_lowercase();
@@ -425,22 +453,20 @@ fn link_target(href: &str) -> Option<&str> {
         || lower.starts_with("javascript:")
         || lower.starts_with("mailto:")
         || lower.starts_with("tel:")
+        || lower.starts_with("data:")
     {
         return None;
     }
-    let without_scheme = match href.find("//") {
-        Some(at)
-            if href[..at]
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == ':') =>
-        {
-            &href[at + 2..]
-        }
-        _ => return Some(href.trim_start_matches("./")),
+    let target = match base {
+        Some(base) => base.join(href).ok()?,
+        None => url::Url::parse("file:///").ok()?.join(href).ok()?,
     };
-    Some(match without_scheme.find('/') {
-        Some(at) => &without_scheme[at..],
-        None => "/",
+    if !matches!(target.scheme(), "http" | "https" | "file") {
+        return None;
+    }
+    Some(match target.query() {
+        Some(query) => format!("{}?{query}", target.path()),
+        None => target.path().to_string(),
     })
 }
 

@@ -381,6 +381,17 @@ impl HostContentModel {
     }
 }
 
+/// How a page of a host is decided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Route {
+    /// One of the host's first pages: the extractor's view, learnt.
+    ColdStart,
+    /// A recheck or a departure within the extractor budget: learnt, then the model's view.
+    Extractor,
+    /// The model's view.
+    Model,
+}
+
 /// The main-content decision for every host of a crawl: the page-level extractor on a host's
 /// first pages and on pages its model does not know, the host's model on the others.
 ///
@@ -443,44 +454,45 @@ impl MainContent {
         page: &ExtractedPage,
         fallback: &dyn Fn(&TextBlock) -> bool,
     ) -> ContentMask {
-        // Blocks the model does not know are kept unless they sit in page chrome: keeping text
-        // errs toward "distinct", the safe side for a crawler (measured on rustdoc pages,
-        // keeping agrees better with the extractor than the per-page rules do).
-        if let Some(mask) = self.predict(host, page, &|block| !block.in_chrome) {
-            return ContentMask {
-                mask,
-                source: ContentSource::HostModel,
-            };
+        let route = self.route(host, page);
+        if route == Route::Model {
+            if let Some(mask) = self.model_view(host, page) {
+                return mask;
+            }
         }
         let decided = decide_alone(html, url, page, fallback);
-        if decided.source == ContentSource::PageExtractor {
-            let mut hosts = self.lock();
-            hosts
-                .model_mut(host, self.config.max_hosts)
-                .learn(page, &decided.mask);
+        if decided.source != ContentSource::PageExtractor {
+            return decided;
         }
-        decided
+        let mut hosts = self.lock();
+        let model = hosts.model_mut(host, self.config.max_hosts);
+        model.learn(page, &decided.mask);
+        if route == Route::ColdStart {
+            return decided;
+        }
+        drop(hosts);
+        // A warm host's pages all take the model's view, the extractor (on a recheck or a
+        // departure) only teaching the model first: two copies of a page must get the same
+        // text whichever route each took, else the dedup sees them differ by whatever the
+        // model and the extractor disagree on.
+        self.model_view(host, page).unwrap_or(decided)
     }
 
-    fn predict(
-        &self,
-        host: &str,
-        page: &ExtractedPage,
-        fallback: &dyn Fn(&TextBlock) -> bool,
-    ) -> Option<Vec<bool>> {
+    /// Which way a page of `host` goes: counts it as seen.
+    fn route(&self, host: &str, page: &ExtractedPage) -> Route {
         let mut hosts = self.lock();
         let model = hosts.model_mut(host, self.config.max_hosts);
         model.pages_seen += 1;
         let cold = self.config.cold_start_pages;
         if model.pages_learnt < cold {
-            return None;
+            return Route::ColdStart;
         }
         let recheck = self.config.recheck_every;
         if recheck > 0 && model.pages_seen.is_multiple_of(recheck) {
-            return None;
+            return Route::Extractor;
         }
-        if let Some(mask) = model.predict(page, self.config.max_unknown_share) {
-            return Some(mask);
+        if model.predict(page, self.config.max_unknown_share).is_some() {
+            return Route::Model;
         }
         // The page departs from the model. The extractor costs ten times our own extraction,
         // so after the cold start it sees at most `max_extractor_share` of a host's pages;
@@ -488,7 +500,25 @@ impl MainContent {
         let after_cold = f64::from(model.pages_seen.saturating_sub(cold));
         let extracted = f64::from(model.pages_learnt.saturating_sub(cold));
         let budget = self.config.max_extractor_share * after_cold + EXTRACTOR_BUDGET_SLACK;
-        (extracted >= budget).then(|| model.predict_filled(page, fallback))
+        if extracted >= budget {
+            Route::Model
+        } else {
+            Route::Extractor
+        }
+    }
+
+    /// The host model's view of a page: blocks it does not know are kept unless they sit in
+    /// page chrome (keeping text errs toward "distinct", the safe side for a crawler; measured
+    /// on rustdoc pages, keeping agrees better with the extractor than the per-page rules do).
+    /// `None` when it would keep nothing.
+    fn model_view(&self, host: &str, page: &ExtractedPage) -> Option<ContentMask> {
+        let mut hosts = self.lock();
+        let model = hosts.model_mut(host, self.config.max_hosts);
+        let mask = model.predict_filled(page, &|block| !block.in_chrome);
+        mask.iter().any(|&keep| keep).then_some(ContentMask {
+            mask,
+            source: ContentSource::HostModel,
+        })
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HostModels> {

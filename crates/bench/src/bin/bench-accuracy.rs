@@ -134,7 +134,7 @@ fn main() -> anyhow::Result<()> {
                 let path = line["path"].as_str().unwrap_or_default().to_string();
                 let html = load_page(std::path::Path::new(&path))?.html;
                 let page = prep.prepare(&html);
-                let links = dedupcrawl_bench::truth::link_tokens(&html);
+                let links = dedupcrawl_bench::truth::link_tokens(&html, &short(&path));
                 let mut full_tokens = dedupcrawl_bench::truth::tokens(
                     &dedupcrawl_textprep::extract_text_with_dom(&html),
                 );
