@@ -604,8 +604,12 @@ impl CrawlConfig {
             .iter()
             .map(|s| s.threshold)
             .fold(self.dedup.threshold, f64::min);
+        let mut text = self.dedup.text;
+        // Links past the cap are never taken: the extraction need not keep them either.
+        text.max_links = Some(self.crawl.max_links_per_page);
         DedupSettings {
             threshold,
+            text,
             ..self.dedup
         }
     }
