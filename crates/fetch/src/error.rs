@@ -224,6 +224,8 @@ fn connect_failure(reason: &str) -> String {
         "connection refused".to_owned()
     } else if lower.contains("reset") {
         "connection reset".to_owned()
+    } else if lower.starts_with("name does not resolve") {
+        reason.to_owned()
     } else if lower.contains("dns") || lower.contains("lookup") || lower.contains("resolve") {
         format!("name does not resolve ({reason})")
     } else {
