@@ -21,6 +21,10 @@ const CONFIG: &str = "[crawl]\nprogress = false\nmax_pages = 1\nsitemaps = false
                       read_timeout = 30.0\n";
 
 /// Runs `dedupcrawl crawl` of `seed` and returns its peak RSS in bytes.
+#[expect(
+    clippy::zombie_processes,
+    reason = "the child is reaped by wait4, which also gives its rusage"
+)]
 fn crawl_peak_rss(dir: &Path, seed: &str) -> u64 {
     let config = dir.join("crawl.toml");
     std::fs::write(&config, CONFIG).expect("write config");

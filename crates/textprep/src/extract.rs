@@ -199,10 +199,6 @@ impl ExtractedPage {
     }
 }
 
-fn has_attr(tag: &Tag, name: &str) -> bool {
-    tag.attrs.iter().any(|a| &*a.name.local == name)
-}
-
 /// `needle` (ASCII, lowercase) in `haystack` in any case, without allocating.
 fn contains_ignore_ascii_case(haystack: &str, needle: &str) -> bool {
     haystack
@@ -343,6 +339,27 @@ struct SinkState {
 }
 
 impl SinkState {
+    /// Records the link of an `<a>`/`<area>` (`rel=nofollow` read) or a frame, if under the
+    /// cap; the target's string is made only then.
+    fn link_tag(&mut self, tag: &Tag, target: &str, kind: LinkKind) {
+        let Some(href) = tag.attrs.iter().find(|a| &*a.name.local == target) else {
+            return;
+        };
+        let nofollow = kind == LinkKind::Anchor
+            && tag.attrs.iter().any(|a| {
+                &*a.name.local == "rel" && contains_ignore_ascii_case(&a.value, "nofollow")
+            });
+        if self.take_link(nofollow) {
+            let block = self.page.blocks.len() as u32;
+            self.page.links.push(PageLink {
+                href: href.value.to_string(),
+                kind,
+                nofollow,
+                block,
+            });
+        }
+    }
+
     /// Whether a link of this kind is kept (under the cap); counts it when not.
     fn take_link(&mut self, nofollow: bool) -> bool {
         let kept = if nofollow {
@@ -428,33 +445,8 @@ impl SinkState {
                 .map(|a| a.value.to_string())
         };
         match name {
-            "a" | "area" => {
-                if has_attr(tag, "href") {
-                    let nofollow = tag.attrs.iter().any(|a| {
-                        &*a.name.local == "rel" && contains_ignore_ascii_case(&a.value, "nofollow")
-                    });
-                    if self.take_link(nofollow) {
-                        let block = self.page.blocks.len() as u32;
-                        self.page.links.push(PageLink {
-                            href: attr("href").unwrap_or_default(),
-                            kind: LinkKind::Anchor,
-                            nofollow,
-                            block,
-                        });
-                    }
-                }
-            }
-            "iframe" | "frame" => {
-                if has_attr(tag, "src") && self.take_link(false) {
-                    let block = self.page.blocks.len() as u32;
-                    self.page.links.push(PageLink {
-                        href: attr("src").unwrap_or_default(),
-                        kind: LinkKind::Frame,
-                        nofollow: false,
-                        block,
-                    });
-                }
-            }
+            "a" | "area" => self.link_tag(tag, "href", LinkKind::Anchor),
+            "iframe" | "frame" => self.link_tag(tag, "src", LinkKind::Frame),
             "html" if self.page.lang_attribute.is_none() => {
                 self.page.lang_attribute = attr("lang").filter(|l| !l.trim().is_empty());
             }
