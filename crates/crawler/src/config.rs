@@ -4,6 +4,8 @@
 //! Unknown keys are errors (every table is `deny_unknown_fields`), and values are checked by
 //! [`CrawlConfig::validate`] before anything is fetched; every message names the key.
 
+use std::collections::BTreeMap;
+use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -122,6 +124,11 @@ pub struct FetchSettings {
     /// Longest pause of a host between two such failures, seconds (the pause starts at
     /// `retry_backoff` and doubles).
     pub host_max_backoff: f64,
+    /// Names resolved to these addresses without DNS (as curl's `--resolve`).
+    pub resolve: BTreeMap<String, IpAddr>,
+    /// Resolve only the names of `resolve`: any other name "does not resolve" and no DNS
+    /// query is sent (tests, staging crawls).
+    pub resolve_only: bool,
 }
 
 impl Default for FetchSettings {
@@ -139,6 +146,8 @@ impl Default for FetchSettings {
             robots_retry: 300.0,
             host_max_failures: 3,
             host_max_backoff: 120.0,
+            resolve: BTreeMap::new(),
+            resolve_only: false,
         }
     }
 }
@@ -566,6 +575,8 @@ impl CrawlConfig {
                 Oversize::Truncate => OversizePolicy::Truncate,
                 Oversize::Skip => OversizePolicy::Skip,
             },
+            resolve: f.resolve.clone(),
+            resolve_only: f.resolve_only,
             ..FetchConfig::default()
         })
     }
@@ -604,8 +615,12 @@ impl CrawlConfig {
             .iter()
             .map(|s| s.threshold)
             .fold(self.dedup.threshold, f64::min);
+        let mut text = self.dedup.text;
+        // Links past the cap are never taken: the extraction need not keep them either.
+        text.max_links = Some(self.crawl.max_links_per_page);
         DedupSettings {
             threshold,
+            text,
             ..self.dedup
         }
     }

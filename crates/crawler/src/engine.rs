@@ -705,6 +705,10 @@ impl Engine {
                     entry.via.clone(),
                 );
                 line.error = Some(error.to_string());
+                if error.host_answered() {
+                    // A response cut short: the host is up, the URL is retried on its own.
+                    self.health.record_success(url.host());
+                }
                 if let Some(reason) = error.host_failure() {
                     tracing::debug!(url = %url, %error, attempt = lease.attempt, "fetch failed (host failure)");
                     let outcome = self.host_failed(&lease, &reason, started, false)?;

@@ -226,7 +226,8 @@ impl Fetched<'_> {
         let depth = self.depth + 1;
         let max_links = engine.config.crawl.max_links_per_page;
         let followable = page.extracted.links.iter().filter(|link| !link.nofollow);
-        let total = followable.clone().count();
+        // The extraction kept at most `max_links` of them and counted the rest.
+        let total = followable.clone().count() + page.extracted.links_left_out as usize;
         let mut entries = Vec::new();
         let mut out_of_scope = Vec::new();
         for link in followable.take(max_links) {

@@ -1,5 +1,7 @@
 //! Settings of a [`Fetcher`](crate::Fetcher).
 
+use std::collections::BTreeMap;
+use std::net::IpAddr;
 use std::time::Duration;
 
 /// What to do with a body larger than [`FetchConfig::max_body_bytes`].
@@ -37,6 +39,12 @@ pub struct FetchConfig {
     pub oversize_policy: OversizePolicy,
     /// Honour `HTTP_PROXY`, `HTTPS_PROXY`, `ALL_PROXY` and `NO_PROXY` from the environment.
     pub use_env_proxy: bool,
+    /// Names resolved to these addresses without DNS (as curl's `--resolve`); the port is
+    /// the URL's.
+    pub resolve: BTreeMap<String, IpAddr>,
+    /// Resolve only the names of [`resolve`](Self::resolve) (IP literals need none): any
+    /// other name fails as "name does not resolve" and no DNS query is sent.
+    pub resolve_only: bool,
 }
 
 /// `User-Agent` of [`FetchConfig::default`].
@@ -54,6 +62,8 @@ impl Default for FetchConfig {
             max_body_bytes: 10 * 1024 * 1024,
             oversize_policy: OversizePolicy::Truncate,
             use_env_proxy: true,
+            resolve: BTreeMap::new(),
+            resolve_only: false,
         }
     }
 }

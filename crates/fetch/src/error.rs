@@ -167,10 +167,11 @@ impl FetchError {
     }
 
     /// What the failure says about the *host*, when it is a connection-level failure
-    /// (refused, reset, DNS, TLS, connect/read/total timeouts, connection closed or broken):
-    /// a short phrase such as `connection refused`, to follow "host unreachable: ". `None`
-    /// when the failure is about this URL or this response (bad URL, body over the limit,
-    /// corrupt content encoding) or the configuration.
+    /// (refused, reset, DNS, TLS, connect/read/total timeouts, connection closed before a
+    /// response head): a short phrase such as `connection refused`, to follow "host
+    /// unreachable: ". `None` when the failure is about this URL or this response (bad URL,
+    /// a body cut short after the head, body over the limit, corrupt content encoding) or the
+    /// configuration.
     pub fn host_failure(&self) -> Option<String> {
         match self {
             FetchError::Connect { reason, .. } => Some(connect_failure(reason)),
@@ -186,10 +187,9 @@ impl FetchError {
             FetchError::Protocol { reason, .. } => {
                 Some(format!("connection closed or broken response ({reason})"))
             }
-            FetchError::BrokenBody { reason, .. } => {
-                Some(format!("connection broke mid-body ({reason})"))
-            }
-            FetchError::InvalidUrl { .. }
+            // The host answered (the response head came): the break is this response's.
+            FetchError::BrokenBody { .. }
+            | FetchError::InvalidUrl { .. }
             | FetchError::UnsupportedScheme { .. }
             | FetchError::InvalidRequestHeader { .. }
             | FetchError::ContentDecoding { .. }
@@ -197,6 +197,12 @@ impl FetchError {
             | FetchError::InvalidConfig { .. }
             | FetchError::ClientBuild { .. } => None,
         }
+    }
+
+    /// True when the host sent a response head before the failure (a body cut short or
+    /// broken): the host is up, whatever became of this response.
+    pub fn host_answered(&self) -> bool {
+        matches!(self, FetchError::BrokenBody { .. })
     }
 
     /// The URL the failed fetch was for, when the error concerns one.
@@ -224,6 +230,8 @@ fn connect_failure(reason: &str) -> String {
         "connection refused".to_owned()
     } else if lower.contains("reset") {
         "connection reset".to_owned()
+    } else if lower.starts_with("name does not resolve") {
+        reason.to_owned()
     } else if lower.contains("dns") || lower.contains("lookup") || lower.contains("resolve") {
         format!("name does not resolve ({reason})")
     } else {

@@ -10,6 +10,7 @@ use url::Url;
 
 use crate::body::{BodyDecoder, ContentCoding, Progress};
 use crate::error::{FetchError, TimeoutPhase, classify_body_error, classify_send_error};
+use crate::resolve::TableResolver;
 use crate::response::{FetchedResponse, HeaderField, HttpVersion, RequestHead, Validators};
 use crate::{FetchConfig, OversizePolicy};
 
@@ -116,6 +117,13 @@ impl Fetcher {
             .referer(false);
         if !config.use_env_proxy {
             builder = builder.no_proxy();
+        }
+        if config.resolve_only {
+            builder = builder.dns_resolver(Arc::new(TableResolver::new(&config.resolve)));
+        } else {
+            for (name, ip) in &config.resolve {
+                builder = builder.resolve(name, std::net::SocketAddr::new(*ip, 0));
+            }
         }
         let client = builder.build().map_err(|e| FetchError::ClientBuild {
             reason: e.to_string(),

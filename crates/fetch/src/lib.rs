@@ -71,6 +71,7 @@ mod body;
 mod config;
 mod error;
 mod fetcher;
+mod resolve;
 mod response;
 mod status;
 
@@ -79,6 +80,7 @@ pub use charset::{DecodedText, EncodingSource, decode_bytes, decode_text};
 pub use config::{DEFAULT_USER_AGENT, FetchConfig, OversizePolicy};
 pub use error::{BoxError, FetchError, TimeoutPhase};
 pub use fetcher::{FetchRequest, Fetcher};
+pub use resolve::NotInTable;
 pub use response::{FetchedResponse, HeaderField, HttpVersion, RequestHead, Validators};
 pub use status::{StatusClass, classify_status, parse_retry_after, retry_after};
 

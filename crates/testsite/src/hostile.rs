@@ -1,7 +1,8 @@
 //! Broken and hostile hosts on 127.0.0.1, next to a healthy one, for the tests that a crawl
 //! always ends: a port that refuses connections, a listener that accepts and never answers,
 //! a plain-HTTP port to be asked for TLS, a body that drips one byte at a time, a header
-//! section of megabytes, a page of a huge number of links.
+//! section of megabytes, a body cut short, a server that dies mid-crawl (and is started
+//! again on its port), a page of a huge number of links.
 //!
 //! The HTTP hosts here speak HTTP/1.1 by hand over tokio sockets (one request per
 //! connection, `Connection: close`), because the point is to misbehave in ways a framework
@@ -91,6 +92,13 @@ pub enum Behaviour {
         chunk: usize,
         interval: Duration,
     },
+    /// 200 text/html announcing `Content-Length: announced`, then only `body` (shorter), then
+    /// the connection is closed: a body cut short.
+    CutShort { announced: u64, body: String },
+    /// The server dies on this request: no answer, its listener closed, every connection
+    /// dropped (see [`HostileHost::stopped`]); the port refuses connections until a new
+    /// host is started on it ([`HostileHost::start_on`]).
+    Die,
 }
 
 /// One request a [`HostileHost`] received.
@@ -116,6 +124,7 @@ type Router = Arc<dyn Fn(&str) -> Behaviour + Send + Sync>;
 pub struct HostileHost {
     addr: SocketAddr,
     served: Arc<Mutex<Vec<Served>>>,
+    stopped: tokio::sync::watch::Receiver<bool>,
     task: JoinHandle<()>,
 }
 
@@ -124,23 +133,64 @@ impl HostileHost {
     pub async fn start(
         route: impl Fn(&str) -> Behaviour + Send + Sync + 'static,
     ) -> io::Result<HostileHost> {
-        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await?;
+        Self::start_on(0, route).await
+    }
+
+    /// Starts on `port` of 127.0.0.1 (0: a random one), e.g. again on the port of a host
+    /// that died. Must be called inside a tokio runtime.
+    pub async fn start_on(
+        port: u16,
+        route: impl Fn(&str) -> Behaviour + Send + Sync + 'static,
+    ) -> io::Result<HostileHost> {
+        let socket = tokio::net::TcpSocket::new_v4()?;
+        // The port of a dead host has connections in TIME_WAIT.
+        socket.set_reuseaddr(true)?;
+        socket.bind(SocketAddr::from((Ipv4Addr::LOCALHOST, port)))?;
+        let listener = socket.listen(128)?;
         let addr = listener.local_addr()?;
         let served = Arc::new(Mutex::new(Vec::new()));
         let route: Router = Arc::new(route);
         let log = Arc::clone(&served);
+        let (stop, stopped) = tokio::sync::watch::channel(false);
+        let stop = Arc::new(stop);
         let task = tokio::spawn(async move {
-            while let Ok((socket, _)) = listener.accept().await {
+            let mut stop_seen = stop.subscribe();
+            // Dropped with this task: a dying host takes its connections with it.
+            let mut connections = tokio::task::JoinSet::new();
+            loop {
+                let accepted = tokio::select! {
+                    accepted = listener.accept() => accepted,
+                    _ = stop_seen.wait_for(|stopped| *stopped) => break,
+                };
+                let Ok((socket, _)) = accepted else { break };
+                while connections.try_join_next().is_some() {}
                 let route = Arc::clone(&route);
                 let log = Arc::clone(&log);
-                tokio::spawn(async move {
-                    if let Some(record) = serve(socket, &route).await {
+                let stop = Arc::clone(&stop);
+                connections.spawn(async move {
+                    if let Some(record) = serve(socket, &route, &stop).await {
                         locked(&log).push(record);
                     }
                 });
             }
         });
-        Ok(HostileHost { addr, served, task })
+        Ok(HostileHost {
+            addr,
+            served,
+            stopped,
+            task,
+        })
+    }
+
+    /// The port listened on.
+    pub fn port(&self) -> u16 {
+        self.addr.port()
+    }
+
+    /// Returns once the host died ([`Behaviour::Die`]).
+    pub async fn stopped(&self) {
+        let mut stopped = self.stopped.clone();
+        let _ = stopped.wait_for(|stopped| *stopped).await;
     }
 
     /// A healthy host of `pages` distinct HTML pages: `/` links `/page/1` … `/page/9`, and
@@ -184,7 +234,8 @@ pub fn page_paths(pages: usize) -> Vec<String> {
         .collect()
 }
 
-fn page_behaviour(path: &str, pages: usize) -> Behaviour {
+/// What [`HostileHost::pages`] serves at `path`.
+pub fn page_behaviour(path: &str, pages: usize) -> Behaviour {
     let number = if path == "/" {
         Some(0)
     } else {
@@ -229,15 +280,24 @@ pub fn link_flood_html(count: usize) -> String {
     html
 }
 
-/// Reads one request head and answers it; `None` if no request came.
-async fn serve(mut socket: TcpStream, route: &Router) -> Option<Served> {
+/// Reads one request head and answers it; `None` if no request came, or the host died on it.
+async fn serve(
+    mut socket: TcpStream,
+    route: &Router,
+    stop: &tokio::sync::watch::Sender<bool>,
+) -> Option<Served> {
     let path = read_request_path(&mut socket).await?;
     let started = Instant::now();
+    let behaviour = route(&path);
+    if matches!(behaviour, Behaviour::Die) {
+        stop.send_replace(true);
+        return None;
+    }
     {
         let (mut reader, mut writer) = socket.split();
         // The record ends when the answer is complete or the client closes, whichever first.
         tokio::select! {
-            _ = answer(&mut writer, route(&path)) => {}
+            _ = answer(&mut writer, behaviour) => {}
             () = closed_by_peer(&mut reader) => {}
         }
     }
@@ -337,6 +397,18 @@ async fn answer(socket: &mut (impl AsyncWriteExt + Unpin), behaviour: Behaviour)
                 .write_all(b"Content-Length: 2\r\nConnection: close\r\n\r\nok")
                 .await
         }
+        Behaviour::CutShort { announced, body } => {
+            let head = format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\n\
+                 Content-Length: {announced}\r\nConnection: close\r\n\r\n"
+            );
+            socket.write_all(head.as_bytes()).await?;
+            socket.write_all(body.as_bytes()).await?;
+            // The caller closes the connection: `announced` is never reached.
+            socket.flush().await
+        }
+        // Handled in `serve`: no answer at all.
+        Behaviour::Die => Ok(()),
     }
 }
 

@@ -169,7 +169,13 @@ impl RobotsMeta {
 pub struct ExtractedPage {
     pub title: Option<String>,
     pub blocks: Vec<TextBlock>,
+    /// The page's links in document order: at most the cap given to [`extract_capped`] of
+    /// the followable ones (no `rel=nofollow`) and as many `nofollow` ones.
     pub links: Vec<PageLink>,
+    /// Followable links past the cap: counted, never kept (no string is made for them), so a
+    /// page of a million links costs no more than one of `cap` links.
+    #[serde(default)]
+    pub links_left_out: u64,
     /// `<html lang>` as written, e.g. `en-US`.
     pub lang_attribute: Option<String>,
     /// `<link rel=canonical href>` as written.
@@ -191,6 +197,14 @@ impl ExtractedPage {
         }
         out
     }
+}
+
+/// `needle` (ASCII, lowercase) in `haystack` in any case, without allocating.
+fn contains_ignore_ascii_case(haystack: &str, needle: &str) -> bool {
+    haystack
+        .as_bytes()
+        .windows(needle.len())
+        .any(|w| w.eq_ignore_ascii_case(needle.as_bytes()))
 }
 
 /// Elements whose content is never visible text.
@@ -306,6 +320,10 @@ struct OpenElement {
 #[derive(Default)]
 struct SinkState {
     page: ExtractedPage,
+    /// Most followable links kept (and, separately, most `nofollow` ones).
+    max_links: usize,
+    followable_kept: usize,
+    nofollow_kept: usize,
     open: Vec<OpenElement>,
     chrome_depth: usize,
     skip_depth: usize,
@@ -321,6 +339,45 @@ struct SinkState {
 }
 
 impl SinkState {
+    /// Records the link of an `<a>`/`<area>` (`rel=nofollow` read) or a frame, if under the
+    /// cap; the target's string is made only then.
+    fn link_tag(&mut self, tag: &Tag, target: &str, kind: LinkKind) {
+        let Some(href) = tag.attrs.iter().find(|a| &*a.name.local == target) else {
+            return;
+        };
+        let nofollow = kind == LinkKind::Anchor
+            && tag.attrs.iter().any(|a| {
+                &*a.name.local == "rel" && contains_ignore_ascii_case(&a.value, "nofollow")
+            });
+        if self.take_link(nofollow) {
+            let block = self.page.blocks.len() as u32;
+            self.page.links.push(PageLink {
+                href: href.value.to_string(),
+                kind,
+                nofollow,
+                block,
+            });
+        }
+    }
+
+    /// Whether a link of this kind is kept (under the cap); counts it when not.
+    fn take_link(&mut self, nofollow: bool) -> bool {
+        let kept = if nofollow {
+            &mut self.nofollow_kept
+        } else {
+            &mut self.followable_kept
+        };
+        if *kept < self.max_links {
+            *kept += 1;
+            true
+        } else {
+            if !nofollow {
+                self.page.links_left_out += 1;
+            }
+            false
+        }
+    }
+
     fn flush_block(&mut self) {
         let text = self.current.trim_end();
         if !text.is_empty() {
@@ -388,31 +445,8 @@ impl SinkState {
                 .map(|a| a.value.to_string())
         };
         match name {
-            "a" | "area" => {
-                if let Some(href) = attr("href") {
-                    let nofollow = attr("rel")
-                        .map(|rel| rel.to_ascii_lowercase().contains("nofollow"))
-                        .unwrap_or(false);
-                    let block = self.page.blocks.len() as u32;
-                    self.page.links.push(PageLink {
-                        href,
-                        kind: LinkKind::Anchor,
-                        nofollow,
-                        block,
-                    });
-                }
-            }
-            "iframe" | "frame" => {
-                if let Some(src) = attr("src") {
-                    let block = self.page.blocks.len() as u32;
-                    self.page.links.push(PageLink {
-                        href: src,
-                        kind: LinkKind::Frame,
-                        nofollow: false,
-                        block,
-                    });
-                }
-            }
+            "a" | "area" => self.link_tag(tag, "href", LinkKind::Anchor),
+            "iframe" | "frame" => self.link_tag(tag, "src", LinkKind::Frame),
             "html" if self.page.lang_attribute.is_none() => {
                 self.page.lang_attribute = attr("lang").filter(|l| !l.trim().is_empty());
             }
@@ -504,6 +538,7 @@ impl SinkState {
             && equiv.eq_ignore_ascii_case("refresh")
             && let Some(content) = attr("content")
             && let Some(target) = meta_refresh_target(&content)
+            && self.take_link(false)
         {
             let block = self.page.blocks.len() as u32;
             self.page.links.push(PageLink {
@@ -607,18 +642,43 @@ impl TokenSink for ExtractSink {
     }
 }
 
+/// Bytes of the document handed to the tokenizer at a time.
+const FEED_BYTES: usize = 64 * 1024;
+
 /// Extracts blocks, title, links and directives from an HTML document.
 ///
 /// Never fails: malformed markup is tokenized the way browsers do (html5ever), stray end tags
 /// are ignored and unclosed elements end with the document.
 pub fn extract(html: &str) -> ExtractedPage {
+    extract_capped(html, usize::MAX)
+}
+
+/// [`extract`], keeping at most `max_links` followable links (and at most `max_links`
+/// `nofollow` ones) in document order; the followable links past the cap are only counted
+/// ([`ExtractedPage::links_left_out`]). A crawler takes no more links than that from a page
+/// anyway, and a link flood then costs no memory per link.
+pub fn extract_capped(html: &str, max_links: usize) -> ExtractedPage {
     let sink = ExtractSink {
-        state: RefCell::new(SinkState::default()),
+        state: RefCell::new(SinkState {
+            max_links,
+            ..SinkState::default()
+        }),
     };
     let tokenizer = Tokenizer::new(sink, TokenizerOpts::default());
     let input = BufferQueue::default();
-    input.push_back(StrTendril::from_slice(html));
-    while let TokenizerResult::Script(()) = tokenizer.feed(&input) {}
+    // Fed a piece at a time (the tokenizer carries a token across pieces): the tendril is a
+    // copy, and a copy of a whole 10 MiB page would be as large as the page.
+    let mut rest = html;
+    while !rest.is_empty() {
+        let mut end = rest.len().min(FEED_BYTES);
+        while !rest.is_char_boundary(end) {
+            end += 1;
+        }
+        let (piece, after) = rest.split_at(end);
+        rest = after;
+        input.push_back(StrTendril::from_slice(piece));
+        while let TokenizerResult::Script(()) = tokenizer.feed(&input) {}
+    }
     tokenizer.end();
     let mut state = tokenizer.sink.state.into_inner();
     state.flush_block();

@@ -35,7 +35,7 @@ mod normalize;
 
 pub use extract::{
     BlockKind, ExtractedPage, LinkKind, PageLink, RobotsMeta, TextBlock, block_fingerprint,
-    extract, extract_text_with_dom,
+    extract, extract_capped, extract_text_with_dom,
 };
 pub use language::{Language, LanguageSource, decide_language};
 pub use main_content::{
@@ -104,6 +104,11 @@ pub struct TextPrepConfig {
     pub boilerplate: BoilerplateRules,
     /// The page-level extractor and the host models (`[dedup.text.main_content]`).
     pub main_content: MainContentConfig,
+    /// Most followable links [`TextPrep::prepare`] keeps from a page (see
+    /// [`extract_capped`]); unset keeps them all. Not a key of its own: the crawler sets it
+    /// from `crawl.max_links_per_page`.
+    #[serde(skip)]
+    pub max_links: Option<usize>,
 }
 
 impl Default for TextPrepConfig {
@@ -114,6 +119,7 @@ impl Default for TextPrepConfig {
             default_language: Language::English,
             boilerplate: BoilerplateRules::default(),
             main_content: MainContentConfig::default(),
+            max_links: None,
         }
     }
 }
@@ -154,7 +160,7 @@ impl TextPrep {
 
     /// Extracts the page and decides its language.
     pub fn prepare(&self, html: &str) -> PreparedPage {
-        let extracted = extract(html);
+        let extracted = extract_capped(html, self.config.max_links.unwrap_or(usize::MAX));
         let mut sample = String::new();
         if extracted.lang_attribute.is_none() && self.config.detect_language {
             for block in extracted.blocks.iter().filter(|b| !b.in_chrome) {

@@ -5,3 +5,4 @@ mod basics;
 mod common;
 mod encodings;
 mod failures;
+mod resolve;
