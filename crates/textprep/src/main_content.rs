@@ -462,10 +462,10 @@ impl MainContent {
         fallback: &dyn Fn(&TextBlock) -> bool,
     ) -> ContentMask {
         let route = self.route(host, page);
-        if route == Route::Model {
-            if let Some(mask) = self.model_view(host, page) {
-                return mask;
-            }
+        if route == Route::Model
+            && let Some(mask) = self.model_view(host, page)
+        {
+            return mask;
         }
         let decided = decide_alone(html, url, page, fallback);
         if decided.source != ContentSource::PageExtractor {
