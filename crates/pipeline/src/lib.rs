@@ -45,7 +45,7 @@ const LINK_TOKEN_SEED: u64 = 0x6c69_6e6b;
 pub const SUBSTANTIAL_BLOCK_TOKENS: usize = 12;
 /// Block sketches kept per page, at most (a page's first substantial blocks; a block whose
 /// counterpart was not kept only makes a page look new, never a duplicate).
-pub const MAX_BLOCK_SKETCHES: usize = 64;
+pub const MAX_BLOCK_SKETCHES: usize = 512;
 
 /// What makes two pages duplicates. Every field is a config key (`[dedup]`).
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]

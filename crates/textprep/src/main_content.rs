@@ -64,9 +64,9 @@ impl Default for MainContentConfig {
         MainContentConfig {
             cold_start_pages: 20,
             max_unknown_share: 0.1,
-            recheck_every: 50,
+            recheck_every: 100,
             max_hosts: 10_000,
-            max_extractor_share: 0.15,
+            max_extractor_share: 0.05,
         }
     }
 }
@@ -306,6 +306,9 @@ impl PathVotes {
 #[derive(Debug, Clone, Default)]
 pub struct HostContentModel {
     paths: FxHashMap<u64, PathVotes>,
+    /// The verdict each block key got the first time the model's view needed it, kept for the
+    /// rest of the run (see [`view`](Self::view)).
+    settled: FxHashMap<u64, bool>,
     pages_learnt: u32,
     pages_seen: u32,
 }
@@ -384,6 +387,30 @@ impl HostContentModel {
         page.blocks
             .iter()
             .map(|block| self.verdict(block).unwrap_or_else(|| fallback(block)))
+            .collect()
+    }
+
+    /// The view of a page past the cold start: [`predict_filled`](Self::predict_filled), with
+    /// each block key's verdict settled the first time it is asked and kept from then on. The
+    /// votes go on moving as the model learns; a verdict that followed them would give two
+    /// copies of a page fetched an hour apart different text (a path drifting into or out of
+    /// the mixed band), and the dedup would see them differ.
+    pub fn view(
+        &mut self,
+        page: &ExtractedPage,
+        fallback: &dyn Fn(&TextBlock) -> bool,
+    ) -> Vec<bool> {
+        page.blocks
+            .iter()
+            .map(|block| {
+                let [path, _] = model_keys(block);
+                if let Some(&settled) = self.settled.get(&path) {
+                    return settled;
+                }
+                let verdict = self.verdict(block).unwrap_or_else(|| fallback(block));
+                self.settled.insert(path, verdict);
+                verdict
+            })
             .collect()
     }
 }
@@ -521,7 +548,7 @@ impl MainContent {
     fn model_view(&self, host: &str, page: &ExtractedPage) -> Option<ContentMask> {
         let mut hosts = self.lock();
         let model = hosts.model_mut(host, self.config.max_hosts);
-        let mask = model.predict_filled(page, &|block| !block.in_chrome);
+        let mask = model.view(page, &|block| !block.in_chrome);
         mask.iter().any(|&keep| keep).then_some(ContentMask {
             mask,
             source: ContentSource::HostModel,
