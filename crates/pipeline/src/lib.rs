@@ -187,6 +187,11 @@ impl DedupStage {
         &self.textprep
     }
 
+    /// Pages and bytes the page-level extractor has seen so far (the rest took host models).
+    pub fn extractor_use(&self) -> dedupcrawl_textprep::ExtractorUse {
+        self.main_content.extractor_use()
+    }
+
     pub fn settings(&self) -> &DedupSettings {
         &self.settings
     }

@@ -31,6 +31,7 @@
 //! ```
 
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use rustc_hash::FxHashMap;
 
@@ -50,14 +51,15 @@ pub struct MainContentConfig {
     pub recheck_every: u32,
     /// Hosts whose models are kept; the least recently used one goes first.
     pub max_hosts: usize,
-    /// After the cold start, the share of a host's pages the extractor may see at most
+    /// After the cold start, the share of a host's HTML bytes the extractor may see at most
     /// (departures and rechecks); past it a departing page is cut by the model, which keeps
-    /// the blocks it does not know (outside page chrome).
+    /// the blocks it does not know (outside page chrome). Counted in bytes, not pages: the
+    /// extractor's cost grows with the page, and the pages that depart are often the largest.
     pub max_extractor_share: f64,
 }
 
-/// Departures the extractor sees on any host before `max_extractor_share` applies.
-const EXTRACTOR_BUDGET_SLACK: f64 = 10.0;
+/// HTML bytes the extractor sees on any warm host before `max_extractor_share` applies.
+const EXTRACTOR_BUDGET_SLACK_BYTES: f64 = 256.0 * 1024.0;
 
 impl Default for MainContentConfig {
     fn default() -> Self {
@@ -66,7 +68,7 @@ impl Default for MainContentConfig {
             max_unknown_share: 0.1,
             recheck_every: 100,
             max_hosts: 10_000,
-            max_extractor_share: 0.05,
+            max_extractor_share: 0.02,
         }
     }
 }
@@ -311,6 +313,9 @@ pub struct HostContentModel {
     settled: FxHashMap<u64, bool>,
     pages_learnt: u32,
     pages_seen: u32,
+    /// HTML bytes of the pages seen past the cold start, and of those the extractor saw.
+    warm_bytes_seen: u64,
+    warm_bytes_extracted: u64,
 }
 
 /// A path whose text the extractor kept at least this share of the time is content; at most
@@ -436,6 +441,17 @@ enum Route {
 pub struct MainContent {
     config: MainContentConfig,
     hosts: Mutex<HostModels>,
+    /// Pages and HTML bytes given to the page-level extractor by [`decide_with_fallback`]
+    /// (Self::decide_with_fallback), for benchmarks and metrics.
+    extractor_pages: AtomicU64,
+    extractor_bytes: AtomicU64,
+}
+
+/// What the page-level extractor saw: see [`MainContent::extractor_use`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ExtractorUse {
+    pub pages: u64,
+    pub html_bytes: u64,
 }
 
 #[derive(Debug, Default)]
@@ -449,11 +465,21 @@ impl MainContent {
         MainContent {
             config,
             hosts: Mutex::new(HostModels::default()),
+            extractor_pages: AtomicU64::new(0),
+            extractor_bytes: AtomicU64::new(0),
         }
     }
 
     pub fn config(&self) -> &MainContentConfig {
         &self.config
+    }
+
+    /// Pages and bytes the page-level extractor has seen through the host route so far.
+    pub fn extractor_use(&self) -> ExtractorUse {
+        ExtractorUse {
+            pages: self.extractor_pages.load(Ordering::Relaxed),
+            html_bytes: self.extractor_bytes.load(Ordering::Relaxed),
+        }
     }
 
     /// The page on its own (no host evidence): see [`decide_alone`].
@@ -488,12 +514,15 @@ impl MainContent {
         page: &ExtractedPage,
         fallback: &dyn Fn(&TextBlock) -> bool,
     ) -> ContentMask {
-        let route = self.route(host, page);
+        let route = self.route(host, html.len(), page);
         if route == Route::Model
             && let Some(mask) = self.model_view(host, page)
         {
             return mask;
         }
+        self.extractor_pages.fetch_add(1, Ordering::Relaxed);
+        self.extractor_bytes
+            .fetch_add(html.len() as u64, Ordering::Relaxed);
         let decided = decide_alone(html, url, page, fallback);
         if decided.source != ContentSource::PageExtractor {
             return decided;
@@ -512,33 +541,31 @@ impl MainContent {
         self.model_view(host, page).unwrap_or(decided)
     }
 
-    /// Which way a page of `host` goes: counts it as seen.
-    fn route(&self, host: &str, page: &ExtractedPage) -> Route {
+    /// Which way a page of `host` (`html_bytes` long) goes: counts it as seen.
+    fn route(&self, host: &str, html_bytes: usize, page: &ExtractedPage) -> Route {
         let mut hosts = self.lock();
         let model = hosts.model_mut(host, self.config.max_hosts);
         model.pages_seen += 1;
-        let cold = self.config.cold_start_pages;
-        if model.pages_learnt < cold {
+        if model.pages_learnt < self.config.cold_start_pages {
             return Route::ColdStart;
         }
+        let html_bytes = html_bytes as u64;
+        model.warm_bytes_seen += html_bytes;
         let recheck = self.config.recheck_every;
-        if recheck > 0 && model.pages_seen.is_multiple_of(recheck) {
-            return Route::Extractor;
-        }
-        if model.predict(page, self.config.max_unknown_share).is_some() {
+        let is_recheck = recheck > 0 && model.pages_seen.is_multiple_of(recheck);
+        if !is_recheck && model.predict(page, self.config.max_unknown_share).is_some() {
             return Route::Model;
         }
-        // The page departs from the model. The extractor costs ten times our own extraction,
-        // so after the cold start it sees at most `max_extractor_share` of a host's pages;
-        // past that the model answers, keeping what it does not know.
-        let after_cold = f64::from(model.pages_seen.saturating_sub(cold));
-        let extracted = f64::from(model.pages_learnt.saturating_sub(cold));
-        let budget = self.config.max_extractor_share * after_cold + EXTRACTOR_BUDGET_SLACK;
-        if extracted >= budget {
-            Route::Model
-        } else {
-            Route::Extractor
+        // A recheck or a page that departs from the model. The extractor costs ten times our
+        // own extraction, so after the cold start it sees at most `max_extractor_share` of a
+        // host's bytes; past that the model answers, keeping what it does not know.
+        let budget = self.config.max_extractor_share * model.warm_bytes_seen as f64
+            + EXTRACTOR_BUDGET_SLACK_BYTES;
+        if (model.warm_bytes_extracted + html_bytes) as f64 > budget {
+            return Route::Model;
         }
+        model.warm_bytes_extracted += html_bytes;
+        Route::Extractor
     }
 
     /// The host model's view of a page: blocks it does not know are kept unless they sit in
