@@ -46,6 +46,11 @@ pub struct Cluster {
     pub size: usize,
     pub min_similarity: Option<f64>,
     pub members: Vec<ClusterMember>,
+    /// Archived pages the representative contains (the crawl log's `contains`: parts fetched
+    /// before their all-in-one page); left out when empty. A page that contains others is a
+    /// cluster even without duplicates.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub contains: Vec<String>,
 }
 
 /// Clusters from a crawl log: duplicates grouped under the archived page they lead to.
@@ -58,11 +63,15 @@ pub fn clusters_from_log(path: &Path) -> anyhow::Result<Vec<Cluster>> {
     })?;
     let mut parent: HashMap<String, ClusterMember> = HashMap::new();
     let mut parent_url: HashMap<String, String> = HashMap::new();
+    let mut contains: HashMap<String, Vec<String>> = HashMap::new();
     for line in std::io::BufReader::new(file).lines() {
         let line = line?;
         let Ok(entry) = serde_json::from_str::<CrawlLogLine>(&line) else {
             continue;
         };
+        if !entry.contains.is_empty() {
+            contains.insert(entry.url.clone(), entry.contains.clone());
+        }
         if let Some(original) = entry.duplicate_of
             && original != entry.url
         {
@@ -85,11 +94,15 @@ pub fn clusters_from_log(path: &Path) -> anyhow::Result<Vec<Cluster>> {
             .or_default()
             .push(member.clone());
     }
+    for url in contains.keys() {
+        by_root.entry(url.clone()).or_default();
+    }
     let mut clusters: Vec<Cluster> = by_root
         .into_iter()
         .map(|(representative, mut members)| {
             members.sort_by(|a, b| a.url.cmp(&b.url));
             Cluster {
+                contains: contains.remove(&representative).unwrap_or_default(),
                 size: members.len() + 1,
                 min_similarity: members
                     .iter()
@@ -250,6 +263,17 @@ pub fn run(args: ClustersArgs) -> anyhow::Result<()> {
             ));
         }
         html.push_str("</table>");
+        if !cluster.contains.is_empty() {
+            let parts: Vec<String> = cluster
+                .contains
+                .iter()
+                .map(|url| format!("<li>{}</li>", escape(url)))
+                .collect();
+            html.push_str(&format!(
+                "<p>Contains these archived pages (parts fetched before it):</p><ul>{}</ul>",
+                parts.concat()
+            ));
+        }
         let representative_text = texts.get(&cluster.representative);
         for member in &cluster.members {
             let (Some(original), Some(text)) = (representative_text, texts.get(&member.url)) else {
@@ -264,7 +288,9 @@ pub fn run(args: ClustersArgs) -> anyhow::Result<()> {
                 escape(&only_original.join("\n"))
             ));
         }
-        if cluster.members.iter().all(|m| !texts.contains_key(&m.url)) {
+        if !cluster.members.is_empty()
+            && cluster.members.iter().all(|m| !texts.contains_key(&m.url))
+        {
             html.push_str("<p><i>The duplicates' text is not in the archive (not archived by policy).</i></p>");
         }
         html.push_str("</details>");

@@ -63,6 +63,10 @@ struct ExportedPage<'a> {
     content_digest: Option<&'a str>,
     word_count: usize,
     duplicates: &'a [DuplicateRef],
+    /// Archived pages this page contains (parts of a story fetched before it), from the crawl
+    /// log's `contains`; left out when empty.
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    contains: &'a [String],
 }
 
 /// The fields of a crawl-log line that export and clusters read (a lenient subset of
@@ -73,6 +77,9 @@ pub(crate) struct CrawlLogLine {
     pub(crate) decision: String,
     pub(crate) duplicate_of: Option<String>,
     pub(crate) similarity: Option<f64>,
+    /// Archived pages a new page contains (only on `archived` lines, often absent).
+    #[serde(default)]
+    pub(crate) contains: Vec<String>,
 }
 
 /// The first page of `start`'s chain of `duplicate_of` links (a duplicate names the most
@@ -89,9 +96,16 @@ pub(crate) fn cluster_root(parent_url: &HashMap<String, String>, start: &str) ->
     url.to_string()
 }
 
-/// Original URL → its duplicates (the whole cluster: duplicates of duplicates included), from
-/// the crawl log.
-fn duplicates_by_original(out: &Path) -> anyhow::Result<HashMap<String, Vec<DuplicateRef>>> {
+/// What the crawl log says about each original: its duplicates (the whole cluster, duplicates
+/// of duplicates included) and the archived pages it contains.
+#[derive(Default)]
+struct Relations {
+    duplicates: HashMap<String, Vec<DuplicateRef>>,
+    contains: HashMap<String, Vec<String>>,
+}
+
+/// [`Relations`] of every original, from the crawl log.
+fn relations_by_original(out: &Path) -> anyhow::Result<Relations> {
     let path = out.join("crawl.log.jsonl");
     let file = std::fs::File::open(&path).with_context(|| {
         format!(
@@ -102,6 +116,7 @@ fn duplicates_by_original(out: &Path) -> anyhow::Result<HashMap<String, Vec<Dupl
     })?;
     let mut parent_url: HashMap<String, String> = HashMap::new();
     let mut duplicates: Vec<DuplicateRef> = Vec::new();
+    let mut contains: HashMap<String, Vec<String>> = HashMap::new();
     for (number, line) in std::io::BufReader::new(file).lines().enumerate() {
         let line = line.with_context(|| format!("cannot read {}", path.display()))?;
         if line.trim().is_empty() {
@@ -116,6 +131,9 @@ fn duplicates_by_original(out: &Path) -> anyhow::Result<HashMap<String, Vec<Dupl
             );
             continue;
         };
+        if !entry.contains.is_empty() {
+            contains.insert(entry.url.clone(), entry.contains);
+        }
         if let Some(original) = entry.duplicate_of
             && original != entry.url
         {
@@ -133,7 +151,10 @@ fn duplicates_by_original(out: &Path) -> anyhow::Result<HashMap<String, Vec<Dupl
             .or_default()
             .push(duplicate);
     }
-    Ok(map)
+    Ok(Relations {
+        duplicates: map,
+        contains,
+    })
 }
 
 /// The crawl's WARC files in name (= time, serial) order.
@@ -204,7 +225,7 @@ fn text_path(root: &Path, url: &str) -> PathBuf {
 
 pub fn run(args: ExportArgs) -> anyhow::Result<()> {
     let since = args.since.as_deref().map(parse_since).transpose()?;
-    let duplicates = duplicates_by_original(&args.out)?;
+    let relations = relations_by_original(&args.out)?;
     let files = crawl_warc_files(&args.out)?;
     let prep = TextPrep::new(TextPrepConfig::default());
     let view: View = args.view.into();
@@ -311,7 +332,8 @@ pub fn run(args: ExportArgs) -> anyhow::Result<()> {
                         word_count: text.split_whitespace().count(),
                         text: &text,
                         content_digest: record.headers.get("WARC-Payload-Digest"),
-                        duplicates: duplicates.get(&url).map_or(&[], Vec::as_slice),
+                        duplicates: relations.duplicates.get(&url).map_or(&[], Vec::as_slice),
+                        contains: relations.contains.get(&url).map_or(&[], Vec::as_slice),
                     };
                     if let Some(out) = jsonl.as_mut() {
                         serde_json::to_writer(&mut *out, &line)?;
@@ -369,11 +391,37 @@ mod tests {
         ]
         .join("\n");
         std::fs::write(dir.path().join("crawl.log.jsonl"), log).unwrap();
-        let map = duplicates_by_original(dir.path()).unwrap();
+        let map = relations_by_original(dir.path()).unwrap().duplicates;
         let mut cluster: Vec<&str> = map["http://a/x"].iter().map(|d| d.url.as_str()).collect();
         cluster.sort();
         assert_eq!(cluster, ["http://a/w", "http://a/y", "http://a/z"]);
         assert_eq!(map.values().map(Vec::len).sum::<usize>(), 5);
+    }
+
+    #[test]
+    fn a_whole_lists_the_parts_it_contains() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = [
+            serde_json::json!({"url": "http://a/part-1", "decision": "archived"}),
+            serde_json::json!({"url": "http://a/part-2", "decision": "archived"}),
+            serde_json::json!({"url": "http://a/whole", "decision": "archived",
+                "contains": ["http://a/part-2", "http://a/part-1"]}),
+        ]
+        .map(|l| l.to_string())
+        .join("\n");
+        std::fs::write(dir.path().join("crawl.log.jsonl"), log).unwrap();
+        let relations = relations_by_original(dir.path()).unwrap();
+        assert_eq!(
+            relations.contains["http://a/whole"],
+            ["http://a/part-2", "http://a/part-1"]
+        );
+        assert_eq!(relations.contains.len(), 1);
+        let clusters =
+            crate::clusters::clusters_from_log(&dir.path().join("crawl.log.jsonl")).unwrap();
+        assert_eq!(clusters.len(), 1, "the whole is a cluster of its own");
+        assert_eq!(clusters[0].representative, "http://a/whole");
+        assert_eq!(clusters[0].contains, ["http://a/part-2", "http://a/part-1"]);
+        assert!(clusters[0].members.is_empty());
     }
 
     #[test]
