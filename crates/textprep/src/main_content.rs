@@ -35,7 +35,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rustc_hash::FxHashMap;
 
-use crate::extract::{ExtractedPage, TextBlock};
+use crate::extract::{BlockKind, ExtractedPage, TextBlock};
 
 /// Settings of the main-content decision (config `[dedup.text.main_content]`).
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -167,10 +167,39 @@ impl PageExtractor {
         if kept.is_empty() {
             return None;
         }
-        let mask: Vec<bool> = page.blocks.iter().map(|b| kept.claim(&b.text)).collect();
+        let blocks = &page.blocks;
+        let mut mask = vec![false; blocks.len()];
+        let mut start = 0;
+        while start < blocks.len() {
+            let is_cell = |b: &TextBlock| b.kind == BlockKind::TableCell;
+            let end = if is_cell(&blocks[start]) {
+                start + blocks[start..].iter().take_while(|b| is_cell(b)).count()
+            } else {
+                start + 1
+            };
+            // A table's cells are one block each here and one row per line in the extractor's
+            // text: a cell of one word ("30%", "$175,000") never stands as a line of its own
+            // there, so a run of cells is claimed as a whole first.
+            let run = &blocks[start..end];
+            if run.len() >= 2 {
+                let joined: Vec<&str> = run.iter().map(|b| b.text.as_str()).collect();
+                if kept.claim(&joined.join(" "), CLAIM_SHARE) {
+                    mask[start..end].iter_mut().for_each(|keep| *keep = true);
+                    start = end;
+                    continue;
+                }
+            }
+            for (keep, block) in mask[start..end].iter_mut().zip(run) {
+                *keep = kept.claim(&block.text, CLAIM_SHARE);
+            }
+            start = end;
+        }
         mask.iter().any(|&m| m).then_some(mask)
     }
 }
+
+/// Share of a block's word pairs the extractor's text must hold for the block to be kept.
+const CLAIM_SHARE: f64 = 0.75;
 
 /// The extractor's output as counted word pairs and lines, to test our blocks against. Each
 /// occurrence is used up by the block that claims it, so a page that repeats its article (an
@@ -208,11 +237,11 @@ impl KeptText {
         self.lines.is_empty()
     }
 
-    /// Whether the extractor kept `block`, using up what it matched. A block is kept when three
-    /// quarters of its word pairs are in the extractor's text; a block of one or two words (a
+    /// Whether the extractor kept `block`, using up what it matched. A block is kept when
+    /// `share` of its word pairs are in the extractor's text; a block of one or two words (a
     /// heading, a label) only when it stands as a line of its own there or (two words) as a
     /// pair, since a single word of a menu ("Home") is found in almost any text.
-    fn claim(&mut self, block: &str) -> bool {
+    fn claim(&mut self, block: &str, share: f64) -> bool {
         let words = word_hashes(block);
         if words.len() <= 2 {
             if let Some(&first) = words.first()
@@ -230,7 +259,7 @@ impl KeptText {
             .iter()
             .filter(|p| self.pairs.get(p).is_some_and(|&n| n > 0))
             .count();
-        if found * 4 < 3 * pairs.len() {
+        if (found as f64) < share * pairs.len() as f64 {
             return false;
         }
         for pair in pairs {
@@ -252,12 +281,21 @@ fn take(counts: &mut FxHashMap<u64, u32>, key: u64) -> bool {
     }
 }
 
+/// The words of `text` as the extractor's text and our blocks are matched: runs of letters and
+/// digits, lowercased. Finer than UAX #29 words on purpose: the extractor re-spaces code
+/// (`document.title` comes out as `document. title`) and numbers, and both sides must cut
+/// alike.
 fn word_hashes(text: &str) -> Vec<u64> {
     let mut out = Vec::new();
-    crate::normalize::for_each_word(text, |word| {
-        let lowered = word.to_lowercase();
+    let mut lowered = String::new();
+    for word in text
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+    {
+        lowered.clear();
+        lowered.extend(word.chars().flat_map(char::to_lowercase));
         out.push(xxhash_rust::xxh3::xxh3_64(lowered.as_bytes()));
-    });
+    }
     out
 }
 
