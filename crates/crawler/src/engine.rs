@@ -14,8 +14,8 @@ use dedupcrawl_archive::{
 use dedupcrawl_fetch::{FetchRequest, Fetcher};
 use dedupcrawl_frontier::{
     CanonicalUrl, CanonicalizationRules, Completion, EntryKind, Frontier, FrontierEntry,
-    HostOutcome, Lease, NextUrl, OutOfScopeReason, RobotsCache, RobotsConfig, RobotsPolicy,
-    ScopeDecision, SitemapFormat, parse_sitemap,
+    FrontierStore, HostOutcome, Lease, NextUrl, OutOfScopeReason, RobotsCache, RobotsConfig,
+    RobotsPolicy, ScopeDecision, SitemapFormat, parse_sitemap,
 };
 use dedupcrawl_index::SledDedupIndex;
 use dedupcrawl_pipeline::DedupStage;
@@ -87,7 +87,7 @@ pub(crate) struct Engine {
     pub(crate) config: CrawlConfig,
     pub(crate) sites: Vec<ResolvedSite>,
     pub(crate) rules: CanonicalizationRules,
-    pub(crate) frontier: Frontier,
+    pub(crate) frontier: Box<dyn FrontierStore>,
     pub(crate) fetcher: Fetcher,
     pub(crate) stage: DedupStage,
     robots: RobotsCache,
@@ -223,7 +223,11 @@ impl Engine {
             .cache_capacity(STATE_CACHE_BYTES)
             .flush_every_ms(Some(100))
             .open()?;
-        let frontier = Frontier::open(&db, paths.state.join("seen"), config.politeness(&sites)?)?;
+        let frontier: Box<dyn FrontierStore> = Box::new(Frontier::open(
+            &db,
+            paths.state.join("seen"),
+            config.politeness(&sites)?,
+        )?);
         let dedup_settings = config.index_dedup_settings(&sites);
         let index = SledDedupIndex::open_in(
             db.clone(),

@@ -239,7 +239,7 @@ impl Fetched<'_> {
                     entries.push(FrontierEntry::link(target, depth, self.url.as_str()));
                     // Bounded batches: one transaction (and its memory) per batch, not per page.
                     if entries.len() >= OFFER_BATCH {
-                        engine.frontier.offer_all(entries.drain(..))?;
+                        engine.frontier.offer_all(std::mem::take(&mut entries))?;
                     }
                 }
                 ScopeDecision::OutOfScope(OutOfScopeReason::TooDeep { .. }) => {}

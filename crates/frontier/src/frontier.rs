@@ -1,4 +1,4 @@
-//! The persistent, polite frontier: which URL to fetch next, and when.
+//! The embedded [`FrontierStore`] ([`Frontier`]): persistent and polite, in sled.
 //!
 //! # Storage (sled trees of the caller's [`sled::Db`], all named `frontier_*`)
 //! | tree | key | value |
@@ -39,25 +39,26 @@
 //!
 //! One `Frontier` per `Db`: it assumes it is the only writer of its trees.
 
-use std::cmp::{Ordering, Reverse};
-use std::collections::{BinaryHeap, HashMap, HashSet};
-use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
-use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::cmp::Reverse;
+use std::collections::HashSet;
+use std::sync::{Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 
-use governor::clock::Clock;
-use governor::middleware::NoOpMiddleware;
-use governor::nanos::Nanos;
-use governor::state::{InMemoryState, NotKeyed};
-use governor::{Quota, RateLimiter};
-use serde::{Deserialize, Serialize};
 use sled::transaction::{
     ConflictableTransactionError, TransactionError, Transactional, TransactionalTree,
 };
 use sled::{IVec, Tree};
 
 use crate::canonical::CanonicalUrl;
+use crate::entry::{
+    Completion, FrontierEntry, FrontierStats, HostOutcome, Lease, NextUrl, OfferOutcome,
+};
+use crate::error::FrontierError;
+use crate::politeness::PolitenessConfig;
+use crate::scheduler::{Clocks, HostState, HostStep, Scheduler};
 use crate::seen::{META_WAL_LEN, SeenKey, SeenSetStats, SeenUrlSet};
+use crate::store::FrontierStore;
+use crate::stored_entry::StoredEntry;
 
 const TREE_QUEUE: &str = "frontier_queue";
 const TREE_IN_FLIGHT: &str = "frontier_in_flight";
@@ -77,17 +78,6 @@ const PROMOTE_BATCH: usize = 1024;
 /// `next_ready` calls between two sweeps of idle hosts.
 const PRUNE_EVERY: u32 = 1024;
 
-/// Storage or consistency errors of the frontier.
-#[derive(Debug, thiserror::Error)]
-pub enum FrontierError {
-    #[error("frontier storage: {0}")]
-    Storage(#[from] sled::Error),
-    #[error("corrupt frontier record: {0}")]
-    Corrupt(String),
-    #[error("unknown or already completed lease {0}")]
-    UnknownLease(u64),
-}
-
 impl From<TransactionError<FrontierError>> for FrontierError {
     fn from(error: TransactionError<FrontierError>) -> Self {
         match error {
@@ -99,383 +89,8 @@ impl From<TransactionError<FrontierError>> for FrontierError {
 
 type TxResult<T> = Result<T, ConflictableTransactionError<FrontierError>>;
 
-/// Politeness and retry settings.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct PolitenessConfig {
-    /// Minimum time between two request starts on one host (default 1 s).
-    pub min_delay: Duration,
-    /// Most requests in flight per host (default 1).
-    pub per_host_concurrency: u32,
-    /// Most requests in flight overall (default 32).
-    pub global_concurrency: u32,
-    /// Most tries of one URL, the first included (default 3).
-    pub max_attempts: u8,
-    /// Backoff before the first retry; doubled for each further one (default 30 s).
-    pub retry_backoff: Duration,
-    /// Longest backoff (default 1 h).
-    pub max_retry_backoff: Duration,
-    /// Longest host pause honoured from a Retry-After (default 1 h).
-    pub max_retry_after: Duration,
-}
-
-impl Default for PolitenessConfig {
-    fn default() -> Self {
-        PolitenessConfig {
-            min_delay: Duration::from_secs(1),
-            per_host_concurrency: 1,
-            global_concurrency: 32,
-            max_attempts: 3,
-            retry_backoff: Duration::from_secs(30),
-            max_retry_backoff: Duration::from_secs(3600),
-            max_retry_after: Duration::from_secs(3600),
-        }
-    }
-}
-
-/// How a URL came to the frontier.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum EntryKind {
-    Seed,
-    Link,
-    Redirect,
-    Sitemap,
-}
-
-/// A URL offered to the frontier.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct FrontierEntry {
-    pub url: CanonicalUrl,
-    /// Links from a seed (seed = 0).
-    pub depth: u32,
-    /// The page (or sitemap) the URL was found on.
-    pub via: Option<String>,
-    pub kind: EntryKind,
-    /// Redirects followed to reach this URL (the engine bounds them).
-    pub redirect_hops: u8,
-}
-
-impl FrontierEntry {
-    /// A seed: depth 0, no referrer.
-    pub fn seed(url: CanonicalUrl) -> FrontierEntry {
-        FrontierEntry {
-            url,
-            depth: 0,
-            via: None,
-            kind: EntryKind::Seed,
-            redirect_hops: 0,
-        }
-    }
-
-    /// A link found on `via` at `depth`.
-    pub fn link(url: CanonicalUrl, depth: u32, via: impl Into<String>) -> FrontierEntry {
-        FrontierEntry {
-            url,
-            depth,
-            via: Some(via.into()),
-            kind: EntryKind::Link,
-            redirect_hops: 0,
-        }
-    }
-}
-
-/// Result of [`Frontier::offer`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum OfferOutcome {
-    /// Never seen before: now queued.
-    Enqueued,
-    /// Already in the seen set (queued, fetched or given up): ignored.
-    AlreadySeen,
-}
-
-/// A URL handed out for fetching; give it back with [`Frontier::complete`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Lease {
-    id: u64,
-    /// The entry as offered.
-    pub entry: FrontierEntry,
-    /// Failed tries before this one (0 on the first try).
-    pub attempt: u8,
-}
-
-impl Lease {
-    pub fn id(&self) -> u64 {
-        self.id
-    }
-
-    pub fn url(&self) -> &CanonicalUrl {
-        &self.entry.url
-    }
-
-    /// `host[:port]` of the URL.
-    pub fn host(&self) -> &str {
-        self.entry.url.host()
-    }
-}
-
-/// What [`Frontier::next_ready`] has for the caller.
-#[derive(Debug)]
-pub enum NextUrl {
-    /// Fetch this now.
-    Ready(Lease),
-    /// Nothing may be fetched before this instant (politeness delay, pause or retry backoff).
-    WaitUntil(Instant),
-    /// URLs are queued but every host that has some is at its concurrency limit, or the
-    /// global limit is reached: call again after a [`Frontier::complete`].
-    Busy,
-    /// Nothing queued or waiting for a retry. In-flight fetches may still add links.
-    Empty,
-}
-
-/// How a fetch of a leased URL ended, as far as the frontier cares.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum HostOutcome {
-    /// Fetched (whatever the page turned out to be).
-    Done,
-    /// Failed for good (4xx, too large, robots disallowed ...): not retried.
-    Failed,
-    /// Transient failure (timeout, connection reset, 5xx without Retry-After): retried after
-    /// an exponential backoff, up to [`PolitenessConfig::max_attempts`] tries.
-    Retry,
-    /// 429/503 with Retry-After: the host is paused at least this long (capped by
-    /// [`PolitenessConfig::max_retry_after`]) and the URL goes back to the front of its queue
-    /// (counted as a try).
-    RetryAfter(Duration),
-    /// The host, not the URL, failed (refused, timed out, TLS, robots.txt unreachable): the
-    /// host is paused this long (capped by [`PolitenessConfig::max_retry_after`]) and the URL
-    /// goes to the back of its host queue, so the host's other URLs go first. `count_try`:
-    /// whether it counts as a try of the URL (false when the URL was never requested, e.g.
-    /// robots.txt failed); at [`PolitenessConfig::max_attempts`] counted tries it is given up.
-    HostFailure { pause: Duration, count_try: bool },
-    /// The host is given up for this run ([`Frontier::give_up_host`]): the URL goes back to the
-    /// front of its queue with its tries reset, for the next run.
-    HostGivenUp,
-}
-
-/// What [`Frontier::complete`] did with the URL.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Completion {
-    /// Removed from the frontier.
-    Finished,
-    /// Queued again; not fetched before `not_before`. `attempt` = failed tries so far.
-    Requeued { attempt: u8, not_before: Instant },
-    /// Tried `attempts` times: removed (the caller logs the error).
-    GaveUp { attempts: u8 },
-    /// Its host is given up for this run: back in the host queue for the next run.
-    Parked,
-}
-
-/// Counts for progress reports.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
-pub struct FrontierStats {
-    /// URLs waiting in host queues.
-    pub queued: u64,
-    /// URLs leased and not completed.
-    pub in_flight: u64,
-    /// URLs waiting for a retry backoff.
-    pub delayed: u64,
-    /// Distinct URLs ever offered.
-    pub seen: u64,
-    /// Hosts with queued URLs.
-    pub hosts: usize,
-    /// Hosts with bookkeeping in RAM (queued, in flight, paused or recently fetched).
-    pub tracked_hosts: usize,
-}
-
-/// The entry as stored: short field names, because there are millions of them.
-#[derive(Serialize, Deserialize)]
-struct StoredEntry {
-    #[serde(rename = "u")]
-    url: CanonicalUrl,
-    #[serde(rename = "d")]
-    depth: u32,
-    #[serde(rename = "v", default, skip_serializing_if = "Option::is_none")]
-    via: Option<String>,
-    #[serde(rename = "k")]
-    kind: EntryKind,
-    #[serde(rename = "r", default)]
-    redirect_hops: u8,
-    #[serde(rename = "a", default)]
-    attempts: u8,
-}
-
-impl StoredEntry {
-    fn new(entry: FrontierEntry, attempts: u8) -> StoredEntry {
-        StoredEntry {
-            url: entry.url,
-            depth: entry.depth,
-            via: entry.via,
-            kind: entry.kind,
-            redirect_hops: entry.redirect_hops,
-            attempts,
-        }
-    }
-
-    fn encode(&self) -> Vec<u8> {
-        // Serializing plain structs of strings and integers to JSON cannot fail.
-        serde_json::to_vec(self).unwrap_or_default()
-    }
-
-    fn decode(bytes: &[u8]) -> Result<StoredEntry, FrontierError> {
-        serde_json::from_slice(bytes).map_err(|e| FrontierError::Corrupt(e.to_string()))
-    }
-
-    fn into_lease(self, id: u64) -> Lease {
-        Lease {
-            id,
-            attempt: self.attempts,
-            entry: FrontierEntry {
-                url: self.url,
-                depth: self.depth,
-                via: self.via,
-                kind: self.kind,
-                redirect_hops: self.redirect_hops,
-            },
-        }
-    }
-}
-
-/// The governor clock: nanoseconds since the frontier's epoch, set from the caller's `now`
-/// before each limiter decision (under the frontier lock).
-#[derive(Debug, Clone, Default)]
-struct CallerClock {
-    nanos: Arc<AtomicU64>,
-}
-
-impl Clock for CallerClock {
-    type Instant = Nanos;
-    fn now(&self) -> Nanos {
-        Nanos::new(self.nanos.load(AtomicOrdering::Relaxed))
-    }
-}
-
-type HostLimiter = RateLimiter<NotKeyed, InMemoryState, CallerClock, NoOpMiddleware<Nanos>>;
-
-/// Converts between the caller's `Instant`s, the limiter clock and wall-clock milliseconds
-/// (retry due times are stored, and must mean something after a restart).
-#[derive(Debug, Clone, Copy)]
-struct Timebase {
-    epoch: Instant,
-    epoch_unix_ms: u64,
-}
-
-impl Timebase {
-    fn now() -> Timebase {
-        let epoch_unix_ms = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
-        Timebase {
-            epoch: Instant::now(),
-            epoch_unix_ms,
-        }
-    }
-
-    fn nanos(&self, at: Instant) -> u64 {
-        u64::try_from(at.saturating_duration_since(self.epoch).as_nanos()).unwrap_or(u64::MAX)
-    }
-
-    fn instant_of_nanos(&self, nanos: u64) -> Instant {
-        self.epoch + Duration::from_nanos(nanos)
-    }
-
-    fn unix_ms(&self, at: Instant) -> u64 {
-        let since = u64::try_from(at.saturating_duration_since(self.epoch).as_millis());
-        self.epoch_unix_ms.saturating_add(since.unwrap_or(u64::MAX))
-    }
-
-    /// The instant of a stored due time (due times before this process started map to its start).
-    fn instant_of_unix_ms(&self, unix_ms: u64) -> Instant {
-        self.epoch + Duration::from_millis(unix_ms.saturating_sub(self.epoch_unix_ms))
-    }
-}
-
-/// Per-host bookkeeping (the only per-host state in RAM).
-struct HostState {
-    /// Sequence for the next entry at the back of the queue.
-    next_back_seq: u64,
-    /// Whether the queue tree has entries of this host (kept exact by offer/lease/requeue).
-    has_queued: bool,
-    in_flight: u32,
-    delay: Duration,
-    /// `None` when the delay is zero.
-    limiter: Option<HostLimiter>,
-    last_request: Option<Instant>,
-    paused_until: Option<Instant>,
-    /// Whether the host has an entry in the ready heap.
-    scheduled: bool,
-}
-
-/// A host in the ready heap; ties in time go to the host scheduled first (round robin).
-#[derive(PartialEq, Eq)]
-struct Scheduled {
-    ready_at: Instant,
-    order: u64,
-    host: String,
-}
-
-impl Ord for Scheduled {
-    fn cmp(&self, other: &Self) -> Ordering {
-        (self.ready_at, self.order).cmp(&(other.ready_at, other.order))
-    }
-}
-
-impl PartialOrd for Scheduled {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-enum HostStep {
-    Skip,
-    WaitUntil(Instant),
-    Lease,
-}
-
-#[derive(Default)]
-struct Inner {
-    hosts: HashMap<String, HostState>,
-    heap: BinaryHeap<Reverse<Scheduled>>,
-    schedule_order: u64,
-    in_flight: u32,
-    calls_since_prune: u32,
-    /// Hosts given up for the life of this `Frontier` (this run): never scheduled, their
-    /// queues kept on disk for the next run.
-    given_up: HashSet<String>,
-}
-
-impl Inner {
-    /// Puts the host in the ready heap at `at` unless it is already there.
-    fn schedule(&mut self, host: &str, at: Instant) {
-        if self.given_up.contains(host) {
-            return;
-        }
-        if let Some(state) = self.hosts.get_mut(host)
-            && !state.scheduled
-        {
-            state.scheduled = true;
-            self.schedule_order += 1;
-            self.heap.push(Reverse(Scheduled {
-                ready_at: at,
-                order: self.schedule_order,
-                host: host.to_string(),
-            }));
-        }
-    }
-
-    /// Schedules the host if it has queued URLs and room for another request.
-    fn schedule_if_eligible(&mut self, host: &str, now: Instant, per_host: u32) {
-        let at = match self.hosts.get(host) {
-            Some(state) if state.has_queued && state.in_flight < per_host && !state.scheduled => {
-                state.paused_until.map_or(now, |until| until.max(now))
-            }
-            _ => return,
-        };
-        self.schedule(host, at);
-    }
-}
-
-/// The persistent frontier. Thread-safe (`&self` methods, one internal lock).
+/// The embedded [`FrontierStore`]: sled trees and the seen-set files. Thread-safe (`&self`
+/// methods, one internal lock).
 pub struct Frontier {
     db: sled::Db,
     seen: SeenUrlSet,
@@ -485,9 +100,8 @@ pub struct Frontier {
     host_delays: Tree,
     meta: Tree,
     config: PolitenessConfig,
-    clock: CallerClock,
-    timebase: Timebase,
-    inner: Mutex<Inner>,
+    clocks: Clocks,
+    inner: Mutex<Scheduler>,
 }
 
 impl std::fmt::Debug for Frontier {
@@ -557,9 +171,8 @@ impl Frontier {
                 max_attempts: politeness.max_attempts.max(1),
                 ..politeness
             },
-            clock: CallerClock::default(),
-            timebase: Timebase::now(),
-            inner: Mutex::new(Inner::default()),
+            clocks: Clocks::new(),
+            inner: Mutex::new(Scheduler::default()),
         };
         let now = Instant::now();
         {
@@ -570,7 +183,7 @@ impl Frontier {
         Ok(frontier)
     }
 
-    fn lock(&self) -> MutexGuard<'_, Inner> {
+    fn lock(&self) -> MutexGuard<'_, Scheduler> {
         // Every mutation of Inner completes before sled is called or is idempotent, so the
         // state behind a poisoned lock is still usable.
         self.inner
@@ -580,7 +193,7 @@ impl Frontier {
 
     /// Leased-but-never-completed entries go back to the front of their queues, in their
     /// original order (newest lease first to the front, so the oldest ends up first).
-    fn recover_in_flight(&self, inner: &mut Inner, now: Instant) -> Result<(), FrontierError> {
+    fn recover_in_flight(&self, inner: &mut Scheduler, now: Instant) -> Result<(), FrontierError> {
         let leftovers: Vec<(IVec, IVec)> = self.in_flight.iter().rev().collect::<Result<_, _>>()?;
         if !leftovers.is_empty() {
             tracing::info!(count = leftovers.len(), "requeueing URLs left in flight");
@@ -614,7 +227,7 @@ impl Frontier {
 
     /// Finds every host with queued URLs by skipping from host to host (one seek per host,
     /// not a scan of all URLs) and makes it ready now.
-    fn load_hosts(&self, inner: &mut Inner, now: Instant) -> Result<(), FrontierError> {
+    fn load_hosts(&self, inner: &mut Scheduler, now: Instant) -> Result<(), FrontierError> {
         let mut cursor: Vec<u8> = Vec::new();
         while let Some((key, _)) = self.queue.range(cursor.as_slice()..).next().transpose()? {
             let Some(separator) = key.iter().position(|&b| b == 0) else {
@@ -638,7 +251,7 @@ impl Frontier {
     /// sequence from the last stored key).
     fn ensure_host(
         &self,
-        inner: &mut Inner,
+        inner: &mut Scheduler,
         host: &str,
         now: Instant,
     ) -> Result<(), FrontierError> {
@@ -660,7 +273,7 @@ impl Frontier {
             has_queued: false,
             in_flight: 0,
             delay,
-            limiter: self.new_limiter(delay, None, now),
+            limiter: self.clocks.new_limiter(delay, None, now),
             last_request: None,
             paused_until: None,
             scheduled: false,
@@ -669,32 +282,8 @@ impl Frontier {
         Ok(())
     }
 
-    /// A limiter allowing one request per `delay`; if `last_request` is given, the first
-    /// permit is taken at that time so a changed delay still counts from the last request.
-    fn new_limiter(
-        &self,
-        delay: Duration,
-        last_request: Option<Instant>,
-        now: Instant,
-    ) -> Option<HostLimiter> {
-        let quota = Quota::with_period(delay)?;
-        self.set_clock(now.min(last_request.unwrap_or(now)));
-        let limiter = RateLimiter::direct_with_clock(quota, self.clock.clone());
-        if last_request.is_some() {
-            // A fresh limiter always grants its first permit.
-            let _ = limiter.check();
-        }
-        Some(limiter)
-    }
-
-    fn set_clock(&self, at: Instant) {
-        self.clock
-            .nanos
-            .store(self.timebase.nanos(at), AtomicOrdering::Relaxed);
-    }
-
     /// Key in front of the host's first queued entry (or at the back of an empty queue).
-    fn front_queue_key(&self, inner: &mut Inner, host: &str) -> Result<Vec<u8>, FrontierError> {
+    fn front_queue_key(&self, inner: &mut Scheduler, host: &str) -> Result<Vec<u8>, FrontierError> {
         let first = self
             .queue
             .scan_prefix(queue_prefix(host))
@@ -706,7 +295,7 @@ impl Frontier {
         }
     }
 
-    fn back_queue_key(&self, inner: &mut Inner, host: &str) -> Result<Vec<u8>, FrontierError> {
+    fn back_queue_key(&self, inner: &mut Scheduler, host: &str) -> Result<Vec<u8>, FrontierError> {
         let state = inner
             .hosts
             .get_mut(host)
@@ -716,22 +305,129 @@ impl Frontier {
         Ok(queue_key(host, seq))
     }
 
-    /// Enqueues the URL unless it was ever seen. Atomic: the seen set and the queue change
-    /// together or not at all.
-    pub fn offer(&self, entry: FrontierEntry) -> Result<OfferOutcome, FrontierError> {
-        let outcomes = self.offer_all([entry])?;
-        Ok(outcomes
-            .first()
-            .copied()
-            .unwrap_or(OfferOutcome::AlreadySeen))
+    /// Moves the first decodable entry of the host queue to the in-flight tree.
+    /// Returns the lease and whether more entries remain.
+    fn lease_front(&self, host: &str) -> Result<Option<(Lease, bool)>, FrontierError> {
+        let prefix = queue_prefix(host);
+        loop {
+            let mut entries = self.queue.scan_prefix(&prefix);
+            let Some((key, value)) = entries.next().transpose()? else {
+                return Ok(None);
+            };
+            let more = entries.next().transpose()?.is_some();
+            drop(entries);
+            let entry = match StoredEntry::decode(&value) {
+                Ok(entry) => entry,
+                Err(error) => {
+                    tracing::warn!(%error, host, "dropping undecodable queue entry");
+                    (&self.queue, &self.meta).transaction(|(queue, meta)| {
+                        queue.remove(&key)?;
+                        add_to_counter(meta, COUNTER_QUEUED, -1)
+                    })?;
+                    continue;
+                }
+            };
+            let lease_id = self.db.generate_id()?;
+            (&self.queue, &self.in_flight, &self.meta).transaction(
+                |(queue, in_flight, meta)| {
+                    queue.remove(&key)?;
+                    in_flight.insert(&lease_id.to_be_bytes(), &value)?;
+                    add_to_counter(meta, COUNTER_QUEUED, -1)
+                },
+            )?;
+            return Ok(Some((entry.into_lease(lease_id), more)));
+        }
     }
 
-    /// [`Frontier::offer`] for many URLs (the links of one page) in one transaction; the
-    /// outcomes are in input order. Duplicates within the batch count as seen.
-    pub fn offer_all(
+    /// Moves one delayed retry to the back of its host's queue, in one transaction.
+    fn requeue_delayed(
         &self,
-        entries: impl IntoIterator<Item = FrontierEntry>,
-    ) -> Result<Vec<OfferOutcome>, FrontierError> {
+        inner: &mut Scheduler,
+        host: &str,
+        key: &IVec,
+        value: &IVec,
+    ) -> Result<(), FrontierError> {
+        let queue_key = self.back_queue_key(inner, host)?;
+        (&self.delayed, &self.queue, &self.meta).transaction(|(delayed, queue, meta)| {
+            delayed.remove(key)?;
+            queue.insert(queue_key.as_slice(), value)?;
+            add_to_counter(meta, COUNTER_DELAYED, -1)?;
+            add_to_counter(meta, COUNTER_QUEUED, 1)
+        })?;
+        if let Some(state) = inner.hosts.get_mut(host) {
+            state.has_queued = true;
+        }
+        Ok(())
+    }
+
+    /// Moves retries whose backoff has passed back to the back of their host queues.
+    fn promote_due_retries(
+        &self,
+        inner: &mut Scheduler,
+        now: Instant,
+    ) -> Result<(), FrontierError> {
+        let end = self
+            .clocks
+            .timebase
+            .unix_ms(now)
+            .saturating_add(1)
+            .to_be_bytes();
+        let due: Vec<(IVec, IVec)> = self
+            .delayed
+            .range(..end.as_slice())
+            .take(PROMOTE_BATCH)
+            .collect::<Result<_, _>>()?;
+        for (key, value) in due {
+            let host = match StoredEntry::decode(&value) {
+                Ok(entry) => entry.url.host().to_string(),
+                Err(error) => {
+                    tracing::warn!(%error, "dropping undecodable retry entry");
+                    (&self.delayed, &self.meta).transaction(|(delayed, meta)| {
+                        delayed.remove(&key)?;
+                        add_to_counter(meta, COUNTER_DELAYED, -1)
+                    })?;
+                    continue;
+                }
+            };
+            self.ensure_host(inner, &host, now)?;
+            self.requeue_delayed(inner, &host, &key, &value)?;
+            inner.schedule_if_eligible(&host, now, self.config.per_host_concurrency);
+        }
+        Ok(())
+    }
+
+    /// Moves a leased entry back into the host queue under `queue_key`.
+    fn requeue_in_flight(
+        &self,
+        lease_key: &[u8; 8],
+        queue_key: &[u8],
+        value: &[u8],
+    ) -> Result<(), FrontierError> {
+        (&self.in_flight, &self.queue, &self.meta).transaction(|(in_flight, queue, meta)| {
+            in_flight.remove(lease_key)?;
+            queue.insert(queue_key, value)?;
+            add_to_counter(meta, COUNTER_QUEUED, 1)
+        })?;
+        Ok(())
+    }
+
+    /// Tiers and RAM of the seen-URL set (see [`crate::seen`]).
+    pub fn seen_set_stats(&self) -> SeenSetStats {
+        self.seen.stats()
+    }
+
+    /// How many URLs the seen set's recent tier (one sled key each) holds before they are
+    /// compacted into a sorted run; default [`crate::DEFAULT_RECENT_LIMIT`]. Smaller values
+    /// compact more often (tests use them to exercise compaction).
+    pub fn set_recent_seen_limit(&self, limit: u64) {
+        self.seen.set_recent_limit(limit);
+    }
+}
+
+impl FrontierStore for Frontier {
+    /// [`FrontierStore::offer`] for many URLs (the links of one page) in one transaction; the
+    /// outcomes are in input order. Duplicates within the batch count as seen.
+    fn offer_all(&self, entries: Vec<FrontierEntry>) -> Result<Vec<OfferOutcome>, FrontierError> {
         let now = Instant::now();
         let mut inner = self.lock();
         let mut outcomes = Vec::new();
@@ -783,13 +479,13 @@ impl Frontier {
     }
 
     /// Whether the URL was ever offered (queued, leased, fetched or given up).
-    pub fn contains(&self, url: &CanonicalUrl) -> Result<bool, FrontierError> {
+    fn contains(&self, url: &CanonicalUrl) -> Result<bool, FrontierError> {
         self.seen.contains(&seen_key(url))
     }
 
     /// Marks a URL as seen without queueing it (e.g. the target of a redirect the fetcher
     /// already followed). Returns whether it was new.
-    pub fn mark_seen(&self, url: &CanonicalUrl) -> Result<bool, FrontierError> {
+    fn mark_seen(&self, url: &CanonicalUrl) -> Result<bool, FrontierError> {
         let _inner = self.lock();
         let key = seen_key(url);
         if self.seen.contains(&key)? {
@@ -806,13 +502,13 @@ impl Frontier {
     }
 
     /// The next URL whose host allows a request at `now`, moved to the in-flight tree.
-    pub fn next_ready(&self, now: Instant) -> Result<NextUrl, FrontierError> {
+    fn next_ready(&self, now: Instant) -> Result<NextUrl, FrontierError> {
         let mut inner = self.lock();
         self.promote_due_retries(&mut inner, now)?;
         inner.calls_since_prune += 1;
         if inner.calls_since_prune >= PRUNE_EVERY {
             inner.calls_since_prune = 0;
-            prune_idle_hosts(&mut inner, now);
+            inner.prune_idle_hosts(now);
         }
         if inner.in_flight >= self.config.global_concurrency {
             return Ok(NextUrl::Busy);
@@ -823,7 +519,7 @@ impl Frontier {
                 break;
             };
             let host = item.host;
-            match self.host_step(&mut inner, &host, now) {
+            match inner.host_step(&host, now, per_host, &self.clocks) {
                 HostStep::Skip => continue,
                 HostStep::WaitUntil(at) => {
                     inner.schedule(&host, at);
@@ -858,7 +554,8 @@ impl Frontier {
         }
         let next_host = inner.heap.peek().map(|top| top.0.ready_at);
         let next_retry = self.delayed.first()?.map(|(key, _)| {
-            self.timebase
+            self.clocks
+                .timebase
                 .instant_of_unix_ms(read_u64(&key[..key.len().min(8)]))
         });
         let wake = match (next_host, next_retry) {
@@ -880,132 +577,13 @@ impl Frontier {
         }
     }
 
-    /// Decides for a host popped from the ready heap; takes a limiter permit on `Lease`.
-    fn host_step(&self, inner: &mut Inner, host: &str, now: Instant) -> HostStep {
-        let per_host = self.config.per_host_concurrency;
-        let given_up = inner.given_up.contains(host);
-        let Some(state) = inner.hosts.get_mut(host) else {
-            return HostStep::Skip;
-        };
-        state.scheduled = false;
-        if given_up {
-            return HostStep::Skip;
-        }
-        if !state.has_queued || state.in_flight >= per_host {
-            return HostStep::Skip; // rescheduled by offer/complete
-        }
-        if let Some(until) = state.paused_until {
-            if until > now {
-                return HostStep::WaitUntil(until);
-            }
-            state.paused_until = None;
-        }
-        if let Some(limiter) = &state.limiter {
-            self.set_clock(now);
-            if let Err(not_until) = limiter.check() {
-                let at = self
-                    .timebase
-                    .instant_of_nanos(not_until.earliest_possible().as_u64());
-                return HostStep::WaitUntil(at.max(now));
-            }
-        }
-        state.last_request = Some(now);
-        HostStep::Lease
-    }
-
-    /// Moves the first decodable entry of the host queue to the in-flight tree.
-    /// Returns the lease and whether more entries remain.
-    fn lease_front(&self, host: &str) -> Result<Option<(Lease, bool)>, FrontierError> {
-        let prefix = queue_prefix(host);
-        loop {
-            let mut entries = self.queue.scan_prefix(&prefix);
-            let Some((key, value)) = entries.next().transpose()? else {
-                return Ok(None);
-            };
-            let more = entries.next().transpose()?.is_some();
-            drop(entries);
-            let entry = match StoredEntry::decode(&value) {
-                Ok(entry) => entry,
-                Err(error) => {
-                    tracing::warn!(%error, host, "dropping undecodable queue entry");
-                    (&self.queue, &self.meta).transaction(|(queue, meta)| {
-                        queue.remove(&key)?;
-                        add_to_counter(meta, COUNTER_QUEUED, -1)
-                    })?;
-                    continue;
-                }
-            };
-            let lease_id = self.db.generate_id()?;
-            (&self.queue, &self.in_flight, &self.meta).transaction(
-                |(queue, in_flight, meta)| {
-                    queue.remove(&key)?;
-                    in_flight.insert(&lease_id.to_be_bytes(), &value)?;
-                    add_to_counter(meta, COUNTER_QUEUED, -1)
-                },
-            )?;
-            return Ok(Some((entry.into_lease(lease_id), more)));
-        }
-    }
-
-    /// Moves one delayed retry to the back of its host's queue, in one transaction.
-    fn requeue_delayed(
-        &self,
-        inner: &mut Inner,
-        host: &str,
-        key: &IVec,
-        value: &IVec,
-    ) -> Result<(), FrontierError> {
-        let queue_key = self.back_queue_key(inner, host)?;
-        (&self.delayed, &self.queue, &self.meta).transaction(|(delayed, queue, meta)| {
-            delayed.remove(key)?;
-            queue.insert(queue_key.as_slice(), value)?;
-            add_to_counter(meta, COUNTER_DELAYED, -1)?;
-            add_to_counter(meta, COUNTER_QUEUED, 1)
-        })?;
-        if let Some(state) = inner.hosts.get_mut(host) {
-            state.has_queued = true;
-        }
-        Ok(())
-    }
-
-    /// Moves retries whose backoff has passed back to the back of their host queues.
-    fn promote_due_retries(&self, inner: &mut Inner, now: Instant) -> Result<(), FrontierError> {
-        let end = self.timebase.unix_ms(now).saturating_add(1).to_be_bytes();
-        let due: Vec<(IVec, IVec)> = self
-            .delayed
-            .range(..end.as_slice())
-            .take(PROMOTE_BATCH)
-            .collect::<Result<_, _>>()?;
-        for (key, value) in due {
-            let host = match StoredEntry::decode(&value) {
-                Ok(entry) => entry.url.host().to_string(),
-                Err(error) => {
-                    tracing::warn!(%error, "dropping undecodable retry entry");
-                    (&self.delayed, &self.meta).transaction(|(delayed, meta)| {
-                        delayed.remove(&key)?;
-                        add_to_counter(meta, COUNTER_DELAYED, -1)
-                    })?;
-                    continue;
-                }
-            };
-            self.ensure_host(inner, &host, now)?;
-            self.requeue_delayed(inner, &host, &key, &value)?;
-            inner.schedule_if_eligible(&host, now, self.config.per_host_concurrency);
-        }
-        Ok(())
-    }
-
     /// Gives a lease back with the outcome of its fetch.
-    pub fn complete(
-        &self,
-        lease: Lease,
-        outcome: HostOutcome,
-    ) -> Result<Completion, FrontierError> {
+    fn complete(&self, lease: Lease, outcome: HostOutcome) -> Result<Completion, FrontierError> {
         let now = Instant::now();
         let mut inner = self.lock();
-        let lease_key = lease.id.to_be_bytes();
+        let lease_key = lease.id().to_be_bytes();
         if !self.in_flight.contains_key(lease_key)? {
-            return Err(FrontierError::UnknownLease(lease.id));
+            return Err(FrontierError::UnknownLease(lease.id()));
         }
         let host = lease.host().to_string();
         self.ensure_host(&mut inner, &host, now)?;
@@ -1040,12 +618,12 @@ impl Frontier {
             } if attempts >= self.config.max_attempts => {
                 self.in_flight.remove(lease_key)?;
                 if let HostOutcome::HostFailure { pause, .. } = outcome {
-                    self.pause_locked(&mut inner, &host, now, pause);
+                    inner.pause(&host, now, pause, self.config.max_retry_after);
                 }
                 Completion::GaveUp { attempts }
             }
             HostOutcome::HostFailure { pause, count_try } => {
-                let not_before = self.pause_locked(&mut inner, &host, now, pause);
+                let not_before = inner.pause(&host, now, pause, self.config.max_retry_after);
                 let tries = if count_try { attempts } else { lease.attempt };
                 let value = StoredEntry::new(lease.entry, tries).encode();
                 let queue_key = self.back_queue_key(&mut inner, &host)?;
@@ -1063,12 +641,12 @@ impl Frontier {
             {
                 self.in_flight.remove(lease_key)?;
                 if let HostOutcome::RetryAfter(pause) = outcome {
-                    self.pause_locked(&mut inner, &host, now, pause);
+                    inner.pause(&host, now, pause, self.config.max_retry_after);
                 }
                 Completion::GaveUp { attempts }
             }
             HostOutcome::RetryAfter(pause) => {
-                let not_before = self.pause_locked(&mut inner, &host, now, pause);
+                let not_before = inner.pause(&host, now, pause, self.config.max_retry_after);
                 let value = StoredEntry::new(lease.entry, attempts).encode();
                 let queue_key = self.front_queue_key(&mut inner, &host)?;
                 (&self.in_flight, &self.queue, &self.meta).transaction(
@@ -1087,9 +665,14 @@ impl Frontier {
                 }
             }
             HostOutcome::Retry => {
-                let backoff = self.backoff(attempts);
+                let backoff = self.config.backoff(attempts);
                 let not_before = now + backoff;
-                let mut delayed_key = self.timebase.unix_ms(not_before).to_be_bytes().to_vec();
+                let mut delayed_key = self
+                    .clocks
+                    .timebase
+                    .unix_ms(not_before)
+                    .to_be_bytes()
+                    .to_vec();
                 delayed_key.extend_from_slice(&self.db.generate_id()?.to_be_bytes());
                 let value = StoredEntry::new(lease.entry, attempts).encode();
                 (&self.in_flight, &self.delayed, &self.meta).transaction(
@@ -1109,26 +692,11 @@ impl Frontier {
         Ok(completion)
     }
 
-    /// Moves a leased entry back into the host queue under `queue_key`.
-    fn requeue_in_flight(
-        &self,
-        lease_key: &[u8; 8],
-        queue_key: &[u8],
-        value: &[u8],
-    ) -> Result<(), FrontierError> {
-        (&self.in_flight, &self.queue, &self.meta).transaction(|(in_flight, queue, meta)| {
-            in_flight.remove(lease_key)?;
-            queue.insert(queue_key, value)?;
-            add_to_counter(meta, COUNTER_QUEUED, 1)
-        })?;
-        Ok(())
-    }
-
     /// Gives a host up for the life of this `Frontier` (one run): it is never scheduled again,
     /// its queued URLs and the URLs waiting for a retry stay on disk (moved to its queue), and
     /// leases still in flight go back to its queue when completed. A `Frontier` opened later
     /// (the next run) schedules the host again. Returns whether the host was not given up yet.
-    pub fn give_up_host(&self, host: &str) -> Result<bool, FrontierError> {
+    fn give_up_host(&self, host: &str) -> Result<bool, FrontierError> {
         let now = Instant::now();
         let mut inner = self.lock();
         if !inner.given_up.insert(host.to_string()) {
@@ -1156,53 +724,23 @@ impl Frontier {
         Ok(true)
     }
 
-    /// Whether [`Frontier::give_up_host`] was called for the host in this run.
-    pub fn is_given_up(&self, host: &str) -> bool {
+    /// Whether [`FrontierStore::give_up_host`] was called for the host in this run.
+    fn is_given_up(&self, host: &str) -> bool {
         self.lock().given_up.contains(host)
-    }
-
-    /// `retry_backoff · 2^(attempts−1)`, capped.
-    fn backoff(&self, attempts: u8) -> Duration {
-        let doublings = u32::from(attempts.saturating_sub(1)).min(30);
-        self.config
-            .retry_backoff
-            .saturating_mul(1 << doublings)
-            .min(self.config.max_retry_backoff)
-    }
-
-    /// Pauses the host until at least `now + pause` (capped); returns the pause end.
-    fn pause_locked(
-        &self,
-        inner: &mut Inner,
-        host: &str,
-        now: Instant,
-        pause: Duration,
-    ) -> Instant {
-        let until = now + pause.min(self.config.max_retry_after);
-        match inner.hosts.get_mut(host) {
-            Some(state) => {
-                let until = state
-                    .paused_until
-                    .map_or(until, |current| current.max(until));
-                state.paused_until = Some(until);
-                until
-            }
-            None => until,
-        }
     }
 
     /// Pauses a host (no request starts before `now + pause`), e.g. while its robots.txt is
     /// unreachable. Pauses live in memory only.
-    pub fn pause_host(&self, host: &str, pause: Duration) -> Result<Instant, FrontierError> {
+    fn pause_host(&self, host: &str, pause: Duration) -> Result<Instant, FrontierError> {
         let now = Instant::now();
         let mut inner = self.lock();
         self.ensure_host(&mut inner, host, now)?;
-        Ok(self.pause_locked(&mut inner, host, now, pause))
+        Ok(inner.pause(host, now, pause, self.config.max_retry_after))
     }
 
     /// Sets the host's delay between requests (robots Crawl-delay); the effective delay is
     /// never below [`PolitenessConfig::min_delay`]. Stored, so it survives pruning and restarts.
-    pub fn set_host_delay(&self, host: &str, delay: Duration) -> Result<(), FrontierError> {
+    fn set_host_delay(&self, host: &str, delay: Duration) -> Result<(), FrontierError> {
         let now = Instant::now();
         let mut inner = self.lock();
         let effective = delay.max(self.config.min_delay);
@@ -1217,14 +755,14 @@ impl Frontier {
         if let Some(state) = inner.hosts.get_mut(host)
             && state.delay != effective
         {
-            state.limiter = self.new_limiter(effective, state.last_request, now);
+            state.limiter = self.clocks.new_limiter(effective, state.last_request, now);
             state.delay = effective;
         }
         Ok(())
     }
 
     /// The host's effective delay between requests.
-    pub fn host_delay(&self, host: &str) -> Result<Duration, FrontierError> {
+    fn host_delay(&self, host: &str) -> Result<Duration, FrontierError> {
         let now = Instant::now();
         let mut inner = self.lock();
         self.ensure_host(&mut inner, host, now)?;
@@ -1235,12 +773,13 @@ impl Frontier {
     }
 
     /// Writes everything to disk (call at checkpoints). Returns the bytes flushed.
-    pub fn flush(&self) -> Result<usize, FrontierError> {
-        Ok(self.db.flush()?)
+    fn flush(&self) -> Result<(), FrontierError> {
+        self.db.flush()?;
+        Ok(())
     }
 
     /// Current counts.
-    pub fn stats(&self) -> Result<FrontierStats, FrontierError> {
+    fn stats(&self) -> Result<FrontierStats, FrontierError> {
         let inner = self.lock();
         let counter = |name: &[u8]| -> Result<u64, FrontierError> {
             Ok(self.meta.get(name)?.map_or(0, |v| read_u64(&v)))
@@ -1255,37 +794,10 @@ impl Frontier {
         })
     }
 
-    /// Tiers and RAM of the seen-URL set (see [`crate::seen`]).
-    pub fn seen_set_stats(&self) -> SeenSetStats {
-        self.seen.stats()
-    }
-
-    /// How many URLs the seen set's recent tier (one sled key each) holds before they are
-    /// compacted into a sorted run; default [`crate::DEFAULT_RECENT_LIMIT`]. Smaller values
-    /// compact more often (tests use them to exercise compaction).
-    pub fn set_recent_seen_limit(&self, limit: u64) {
-        self.seen.set_recent_limit(limit);
-    }
-
     /// The politeness settings in force.
-    pub fn config(&self) -> &PolitenessConfig {
+    fn config(&self) -> &PolitenessConfig {
         &self.config
     }
-}
-
-/// Forgets hosts with nothing queued or in flight whose delay has passed: a fresh limiter
-/// would decide the same, and their delay override is stored.
-fn prune_idle_hosts(inner: &mut Inner, now: Instant) {
-    inner.hosts.retain(|_, state| {
-        let idle = !state.has_queued
-            && state.in_flight == 0
-            && !state.scheduled
-            && state.paused_until.is_none_or(|until| until <= now)
-            && state
-                .last_request
-                .is_none_or(|last| last + state.delay <= now);
-        !idle
-    });
 }
 
 #[cfg(test)]
@@ -1312,33 +824,5 @@ mod tests {
         assert_eq!(seq_of_queue_key(&a1), Some(FIRST_SEQ));
         assert!(a_port.starts_with(&queue_prefix("a.example:8080")));
         assert!(!a_port.starts_with(&queue_prefix("a.example")));
-    }
-
-    #[test]
-    fn backoff_doubles_and_is_capped() {
-        let state = tempfile::tempdir().unwrap();
-        let db = sled::Config::new().path(state.path()).open().unwrap();
-        let config = PolitenessConfig {
-            retry_backoff: Duration::from_secs(10),
-            max_retry_backoff: Duration::from_secs(35),
-            ..PolitenessConfig::default()
-        };
-        let frontier = Frontier::open(&db, state.path().join("seen"), config).unwrap();
-        assert_eq!(frontier.backoff(1), Duration::from_secs(10));
-        assert_eq!(frontier.backoff(2), Duration::from_secs(20));
-        assert_eq!(frontier.backoff(3), Duration::from_secs(35));
-        assert_eq!(frontier.backoff(255), Duration::from_secs(35));
-    }
-
-    #[test]
-    fn timebase_round_trips() {
-        let timebase = Timebase::now();
-        let later = timebase.epoch + Duration::from_millis(1500);
-        let ms = timebase.unix_ms(later);
-        assert_eq!(ms, timebase.epoch_unix_ms + 1500);
-        assert_eq!(timebase.instant_of_unix_ms(ms), later);
-        assert_eq!(timebase.instant_of_unix_ms(0), timebase.epoch);
-        let nanos = timebase.nanos(later);
-        assert_eq!(timebase.instant_of_nanos(nanos), later);
     }
 }

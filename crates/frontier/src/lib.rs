@@ -12,15 +12,17 @@
 //! - [`sitemap`]: `<urlset>`, `<sitemapindex>`, text and gzip sitemaps ([`parse_sitemap`]).
 //! - [`seen`]: the seen-URL set (recent URLs in sled, older ones in sorted runs with Bloom
 //!   filters: ~1.3 bytes of RAM a URL).
-//! - [`frontier`]: the persistent [`Frontier`] in sled: seen-URL set, per-host FIFO queues,
-//!   politeness (per-host delay with `governor`, per-host and global concurrency), retries
-//!   with backoff, Retry-After pauses, crash recovery of leased URLs.
+//! - [`FrontierStore`]: the storage seam (seen-URL set, per-host FIFO queues, politeness
+//!   state, leases), its contract in the trait's doc; [`frontier`] holds the embedded
+//!   backend, the persistent [`Frontier`] in sled: per-host delay with `governor`, per-host
+//!   and global concurrency, retries with backoff, Retry-After pauses, crash recovery of
+//!   leased URLs. The in-memory scheduling (host heap, limiters) is shared by every backend.
 //!
 //! ```
 //! use std::time::{Duration, Instant};
 //! use dedupcrawl_frontier::{
-//!     CanonicalUrl, CanonicalizationRules, Frontier, FrontierEntry, HostOutcome, NextUrl,
-//!     OfferOutcome, PolitenessConfig, RobotsPolicy, ScopeRules,
+//!     CanonicalUrl, CanonicalizationRules, Frontier, FrontierEntry, FrontierStore, HostOutcome,
+//!     NextUrl, OfferOutcome, PolitenessConfig, RobotsPolicy, ScopeRules,
 //! };
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -63,17 +65,25 @@
 //! ```
 
 pub mod canonical;
+mod entry;
+mod error;
 pub mod frontier;
+mod politeness;
 pub mod robots;
+mod scheduler;
 pub mod scope;
 pub mod seen;
 pub mod sitemap;
+mod store;
+mod stored_entry;
 
 pub use canonical::{CanonicalUrl, CanonicalizationRules, UrlError};
-pub use frontier::{
-    Completion, EntryKind, Frontier, FrontierEntry, FrontierError, FrontierStats, HostOutcome,
-    Lease, NextUrl, OfferOutcome, PolitenessConfig,
+pub use entry::{
+    Completion, EntryKind, FrontierEntry, FrontierStats, HostOutcome, Lease, NextUrl, OfferOutcome,
 };
+pub use error::FrontierError;
+pub use frontier::Frontier;
+pub use politeness::PolitenessConfig;
 pub use robots::{RobotsCache, RobotsConfig, RobotsPolicy, RobotsStatus};
 pub use scope::{OutOfScopeReason, PatternError, ScopeDecision, ScopeRules, UrlPattern};
 pub use seen::{DEFAULT_RECENT_LIMIT, SeenSetStats};
@@ -81,3 +91,4 @@ pub use sitemap::{
     Sitemap, SitemapEntry, SitemapError, SitemapFormat, SitemapLimits, parse_sitemap,
     parse_sitemap_with,
 };
+pub use store::FrontierStore;

@@ -44,7 +44,7 @@ use std::sync::{Mutex, RwLock};
 use dedupcrawl_sketch::HashBloomFilter;
 use sled::{Batch, Tree};
 
-use crate::frontier::FrontierError;
+use crate::error::FrontierError;
 
 /// The key of a URL in the seen set (XXH3-128 of the canonical URL, big-endian).
 pub(crate) type SeenKey = [u8; 16];

@@ -5,8 +5,8 @@ use std::thread::sleep;
 use std::time::{Duration, Instant};
 
 use dedupcrawl_frontier::{
-    CanonicalUrl, Completion, Frontier, FrontierEntry, FrontierError, HostOutcome, Lease, NextUrl,
-    OfferOutcome, PolitenessConfig,
+    CanonicalUrl, Completion, Frontier, FrontierEntry, FrontierError, FrontierStore, HostOutcome,
+    Lease, NextUrl, OfferOutcome, PolitenessConfig,
 };
 use dedupcrawl_index::open_sled_waiting_for_lock;
 
@@ -93,7 +93,7 @@ fn offers_are_deduplicated_by_canonical_url() {
         seed("http://a.example/y"),
     ];
     assert_eq!(
-        frontier.offer_all(batch).unwrap(),
+        frontier.offer_all(batch.into()).unwrap(),
         [
             OfferOutcome::Enqueued,
             OfferOutcome::Enqueued,
@@ -583,7 +583,11 @@ fn idle_hosts_are_pruned_from_memory() {
     });
     let hosts = 1_500;
     frontier
-        .offer_all((0..hosts).map(|i| seed(&format!("http://h{i}.example/"))))
+        .offer_all(
+            (0..hosts)
+                .map(|i| seed(&format!("http://h{i}.example/")))
+                .collect(),
+        )
         .unwrap();
     assert_eq!(frontier.stats().unwrap().tracked_hosts, hosts);
     for _ in 0..hosts {
