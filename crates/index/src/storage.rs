@@ -1,5 +1,5 @@
 //! What a backend of the index stores: the narrow interface the decision algorithm
-//! ([`crate::decision`]) reads and writes. A second backend implements this and gets the same
+//! (`decision.rs`) reads and writes. A second backend implements this and gets the same
 //! decisions; the engine keeps seeing only [`crate::DedupIndex`].
 
 use crate::IndexError;
@@ -12,17 +12,16 @@ pub(crate) const MAX_BUCKET_MEMBERS: usize = 1024;
 pub(crate) const MAX_POSTINGS_PER_SAMPLE: usize = 256;
 
 /// One backend's storage, held exclusively for one decision (the caller makes a whole
-/// [`check`](crate::decision::DecisionAlgorithm::check) atomic: a mutex, a transaction with a
-/// lock). Reads see every earlier [`append`](IndexStorage::append) of the same holder.
+/// `DecisionAlgorithm::check` atomic: a mutex, a transaction with a lock). Reads see every earlier [`append`](IndexStorage::append) of the same holder.
 ///
 /// What a backend indexes when a record is appended:
 /// * every record (originals and cluster members): its LSH band keys (bucket key = the low 32
 ///   bits of each band hash, at most [`MAX_BUCKET_MEMBERS`] members per bucket, in insertion
 ///   order), the first id per 64-bit payload-digest key and per 64-bit token-digest key;
-/// * originals only (`link` is `None`): the containment postings of
-///   [`posted_samples`](crate::decision::posted_samples) of its MOD_m sample (at most
-///   [`MAX_POSTINGS_PER_SAMPLE`] per value, in insertion order) and its block fingerprints
-///   in the per-host block counts.
+/// * originals only (`link` is `None`): containment postings for the posted values of its
+///   MOD_m sample (`posted_samples`: the most divisible ones; at most
+///   [`MAX_POSTINGS_PER_SAMPLE`] per value, in insertion order) and its block fingerprints in
+///   the per-host block counts.
 ///
 /// Durability is the backend's: [`crate::DedupIndex::flush`] says when appends are on disk.
 pub(crate) trait IndexStorage {
