@@ -53,3 +53,72 @@ pub(crate) trait CrawlStateStore: Send + Sync {
     /// state database (frontier and index trees too).
     fn flush(&self) -> Result<(), CrawlError>;
 }
+
+/// The behaviour every [`CrawlStateStore`] backend must show, run by each backend's tests with
+/// a function that opens a store on fresh state and, called again, on the same state.
+#[cfg(test)]
+pub(crate) mod behaviour_suite {
+    use super::*;
+
+    fn record(id: &str) -> ArchivedRecord {
+        ArchivedRecord {
+            record_type: "response".into(),
+            record_id: Some(format!("<urn:uuid:{id}>")),
+            date: None,
+            payload_digest: Some("sha1:AAAA".into()),
+        }
+    }
+
+    /// Every case, on the stores `open` gives (each call reopens the same state; the caller
+    /// drops a store before the next call).
+    pub(crate) fn run(open: &dyn Fn() -> Box<dyn CrawlStateStore>) {
+        {
+            let state = open();
+            assert_eq!(state.archived_record("http://a.example/").unwrap(), None);
+            assert_eq!(state.archived_count(), 0);
+            state
+                .record_archived("http://a.example/", &record("1"))
+                .unwrap();
+            state
+                .record_archived("http://a.example/", &record("2"))
+                .unwrap();
+            assert_eq!(
+                state.archived_record("http://a.example/").unwrap(),
+                Some(record("2")),
+                "the last record wins"
+            );
+            assert_eq!(state.archived_count(), 1);
+
+            assert!(!state.is_logged("http://a.example/x").unwrap());
+            state.mark_logged("http://a.example/x").unwrap();
+            assert!(state.is_logged("http://a.example/x").unwrap());
+
+            assert!(!state.sitemaps_read("a.example").unwrap());
+            state.mark_sitemaps_read("a.example").unwrap();
+            assert!(state.sitemaps_read("a.example").unwrap());
+            assert!(!state.sitemaps_read("b.example").unwrap());
+
+            assert_eq!(state.checkpoint().unwrap(), None);
+            let checkpoint = ArchiveCheckpoint {
+                file: "a-00001.warc.gz".into(),
+                offset: 1234,
+            };
+            state.set_checkpoint(&checkpoint).unwrap();
+            assert_eq!(state.checkpoint().unwrap(), Some(checkpoint));
+            state.flush().unwrap();
+        }
+        // Reopened: everything flushed is there.
+        let state = open();
+        assert_eq!(
+            state.archived_record("http://a.example/").unwrap(),
+            Some(record("2"))
+        );
+        assert!(state.is_logged("http://a.example/x").unwrap());
+        assert!(state.sitemaps_read("a.example").unwrap());
+        assert_eq!(
+            state.checkpoint().unwrap().map(|c| c.offset),
+            Some(1234),
+            "the checkpoint survives"
+        );
+    }
+}

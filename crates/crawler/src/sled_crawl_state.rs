@@ -92,3 +92,17 @@ impl CrawlStateStore for SledCrawlState {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn passes_the_crawl_state_behaviour_suite() {
+        let dir = tempfile::tempdir().unwrap();
+        crate::crawl_state::behaviour_suite::run(&|| {
+            let db = dedupcrawl_index::open_sled_waiting_for_lock(dir.path()).unwrap();
+            Box::new(SledCrawlState::open(&db).unwrap())
+        });
+    }
+}
