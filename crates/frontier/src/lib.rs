@@ -69,6 +69,7 @@ mod entry;
 mod error;
 pub mod frontier;
 mod politeness;
+mod postgres_schema;
 pub mod robots;
 mod scheduler;
 pub mod scope;
@@ -84,6 +85,7 @@ pub use entry::{
 pub use error::FrontierError;
 pub use frontier::Frontier;
 pub use politeness::PolitenessConfig;
+pub use postgres_schema::{MIGRATOR, connect_and_migrate};
 pub use robots::{RobotsCache, RobotsConfig, RobotsPolicy, RobotsStatus};
 pub use scope::{OutOfScopeReason, PatternError, ScopeDecision, ScopeRules, UrlPattern};
 pub use seen::{DEFAULT_RECENT_LIMIT, SeenSetStats};
