@@ -13,10 +13,10 @@
 //! - [`seen`]: the seen-URL set (recent URLs in sled, older ones in sorted runs with Bloom
 //!   filters: ~1.3 bytes of RAM a URL).
 //! - [`FrontierStore`]: the storage seam (seen-URL set, per-host FIFO queues, politeness
-//!   state, leases), its contract in the trait's doc; [`frontier`] holds the embedded
-//!   backend, the persistent [`Frontier`] in sled: per-host delay with `governor`, per-host
-//!   and global concurrency, retries with backoff, Retry-After pauses, crash recovery of
-//!   leased URLs. The in-memory scheduling (host heap, limiters) is shared by every backend.
+//!   state, leases), its contract in the trait's doc. [`PoliteFrontier`] implements it once
+//!   over a backend's storage: per-host delay with `governor`, per-host and global
+//!   concurrency, retries with backoff, Retry-After pauses, crash recovery of leased URLs.
+//!   [`Frontier`] is the embedded backend (sled trees and the seen-set files).
 //!
 //! ```
 //! use std::time::{Duration, Instant};
@@ -67,14 +67,16 @@
 pub mod canonical;
 mod entry;
 mod error;
-pub mod frontier;
+mod polite_frontier;
 mod politeness;
 mod postgres_schema;
+mod queue_storage;
 pub mod robots;
 mod scheduler;
 pub mod scope;
 pub mod seen;
 pub mod sitemap;
+mod sled_queue;
 mod store;
 mod stored_entry;
 
@@ -83,7 +85,7 @@ pub use entry::{
     Completion, EntryKind, FrontierEntry, FrontierStats, HostOutcome, Lease, NextUrl, OfferOutcome,
 };
 pub use error::FrontierError;
-pub use frontier::Frontier;
+pub use polite_frontier::PoliteFrontier;
 pub use politeness::PolitenessConfig;
 pub use postgres_schema::{MIGRATOR, connect_and_migrate};
 pub use robots::{RobotsCache, RobotsConfig, RobotsPolicy, RobotsStatus};
@@ -93,4 +95,5 @@ pub use sitemap::{
     Sitemap, SitemapEntry, SitemapError, SitemapFormat, SitemapLimits, parse_sitemap,
     parse_sitemap_with,
 };
+pub use sled_queue::{Frontier, SledQueue};
 pub use store::FrontierStore;

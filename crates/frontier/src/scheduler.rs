@@ -111,9 +111,7 @@ impl Clocks {
 
 /// Per-host bookkeeping (the only per-host state in RAM).
 pub(crate) struct HostState {
-    /// Sequence for the next entry at the back of the queue.
-    pub(crate) next_back_seq: u64,
-    /// Whether the queue tree has entries of this host (kept exact by offer/lease/requeue).
+    /// Whether the host queue has entries (kept exact by offer/lease/requeue).
     pub(crate) has_queued: bool,
     pub(crate) in_flight: u32,
     pub(crate) delay: Duration,
