@@ -16,7 +16,9 @@
 //!   state, leases), its contract in the trait's doc. [`PoliteFrontier`] implements it once
 //!   over a backend's storage: per-host delay with `governor`, per-host and global
 //!   concurrency, retries with backoff, Retry-After pauses, crash recovery of leased URLs.
-//!   [`Frontier`] is the embedded backend (sled trees and the seen-set files).
+//!   [`Frontier`] is the embedded backend (sled trees and the seen-set files);
+//!   [`PostgresFrontierStore`] the PostgreSQL one (several workers on one crawl: claims with
+//!   `FOR UPDATE SKIP LOCKED`, leases fenced on their worker; schema in `migrations/`).
 //!
 //! ```
 //! use std::time::{Duration, Instant};
@@ -69,6 +71,7 @@ mod entry;
 mod error;
 mod polite_frontier;
 mod politeness;
+mod postgres_queue;
 mod postgres_schema;
 mod queue_storage;
 pub mod robots;
@@ -87,6 +90,9 @@ pub use entry::{
 pub use error::FrontierError;
 pub use polite_frontier::PoliteFrontier;
 pub use politeness::PolitenessConfig;
+pub use postgres_queue::{
+    DEFAULT_LEASE, PostgresFrontierConfig, PostgresFrontierStore, PostgresQueue,
+};
 pub use postgres_schema::{MIGRATOR, connect_and_migrate};
 pub use robots::{RobotsCache, RobotsConfig, RobotsPolicy, RobotsStatus};
 pub use scope::{OutOfScopeReason, PatternError, ScopeDecision, ScopeRules, UrlPattern};

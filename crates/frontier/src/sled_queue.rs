@@ -44,7 +44,7 @@ use crate::error::FrontierError;
 use crate::polite_frontier::PoliteFrontier;
 use crate::politeness::PolitenessConfig;
 use crate::queue_storage::{QueueEnd, QueueStorage, StoredCounts};
-use crate::seen::{META_WAL_LEN, SeenKey, SeenSetStats, SeenUrlSet};
+use crate::seen::{META_WAL_LEN, SeenKey, SeenSetStats, SeenUrlSet, seen_key};
 use crate::stored_entry::StoredEntry;
 
 const TREE_QUEUE: &str = "frontier_queue";
@@ -102,10 +102,6 @@ fn queue_key(host: &str, seq: u64) -> Vec<u8> {
 fn seq_of_queue_key(key: &[u8]) -> Option<u64> {
     let tail: [u8; 8] = key.get(key.len().checked_sub(8)?..)?.try_into().ok()?;
     Some(u64::from_be_bytes(tail))
-}
-
-fn seen_key(url: &CanonicalUrl) -> SeenKey {
-    xxhash_rust::xxh3::xxh3_128(url.as_str().as_bytes()).to_be_bytes()
 }
 
 fn read_u64(bytes: &[u8]) -> u64 {
