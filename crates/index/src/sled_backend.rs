@@ -15,7 +15,7 @@
 //!   of RSS for 1M documents) and ~1.3 bytes per distinct block; it keeps the disk format
 //!   independent of the threshold and makes every lookup a hash probe instead of a B-tree read.
 //!
-//! Containment postings are each document's [`POSTED_SAMPLES`](crate::decision::POSTED_SAMPLES) most divisible sampled
+//! Containment postings are each document's `POSTED_SAMPLES` (16) most divisible sampled
 //! shingles: those are the ones every document containing it samples too (a value 0 mod 2^j
 //! is in the sample of every document whose modulus divides 2^j). Only the signature settings
 //! (k, shingle size, MinHash flavour) are fixed for the life of an index.
@@ -408,17 +408,24 @@ impl SledDedupIndex {
         Ok(())
     }
 
-    /// One decision under the lock: the algorithm over this index's storage.
-    fn check(&self, doc: &DocumentFingerprint, insert: bool) -> Result<DedupDecision, IndexError> {
+    /// Runs `body` on this index's storage, under the lock.
+    fn with_storage<T>(
+        &self,
+        body: impl FnOnce(&mut LockedStorage<'_>) -> Result<T, IndexError>,
+    ) -> Result<T, IndexError> {
         let mut guard = self.lock();
-        let mut storage = LockedStorage {
+        body(&mut LockedStorage {
             index: self,
             state: &mut guard,
-        };
-        DecisionAlgorithm {
+        })
+    }
+
+    /// One decision under the lock: the algorithm over this index's storage.
+    fn check(&self, doc: &DocumentFingerprint, insert: bool) -> Result<DedupDecision, IndexError> {
+        let algorithm = DecisionAlgorithm {
             config: &self.config,
-        }
-        .check(&mut storage, doc, insert)
+        };
+        self.with_storage(|storage| algorithm.check(storage, doc, insert))
     }
 }
 
@@ -468,6 +475,17 @@ impl IndexStorage for LockedStorage<'_> {
         self.state.learn(&self.index.config, &record);
         self.index.stage(self.state)
     }
+
+    fn block_page_counts(&self, host: &str, fingerprints: &[u64]) -> Result<Vec<u32>, IndexError> {
+        Ok(fingerprints
+            .iter()
+            .map(|&fingerprint| self.state.block_counts.count(host, fingerprint))
+            .collect())
+    }
+
+    fn host_page_count(&self, host: &str) -> Result<u32, IndexError> {
+        Ok(self.state.block_counts.host_pages(host))
+    }
 }
 
 impl Drop for SledDedupIndex {
@@ -508,16 +526,11 @@ impl DedupIndex for SledDedupIndex {
     }
 
     fn block_page_counts(&self, host: &str, fingerprints: &[u64]) -> Result<Vec<u32>, IndexError> {
-        let state = self.lock();
-        fingerprints
-            .iter()
-            .map(|&fingerprint| Ok(state.block_counts.count(host, fingerprint)))
-            .collect()
+        self.with_storage(|storage| storage.block_page_counts(host, fingerprints))
     }
 
     fn host_document_count(&self, host: &str) -> Result<u32, IndexError> {
-        let state = self.lock();
-        Ok(state.block_counts.host_pages(host))
+        self.with_storage(|storage| storage.host_page_count(host))
     }
 
     fn stats(&self) -> Result<IndexStats, IndexError> {

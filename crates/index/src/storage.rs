@@ -45,4 +45,9 @@ pub(crate) trait IndexStorage {
     /// Stores a record under `record.id` (= [`next_id`](IndexStorage::next_id)) and indexes
     /// it as described above.
     fn append(&mut self, record: StoredDocument) -> Result<(), IndexError>;
+    /// On how many originals of `host` each block fingerprint was seen (saturating at
+    /// [`crate::block_counts::COUNT_CAP`]).
+    fn block_page_counts(&self, host: &str, fingerprints: &[u64]) -> Result<Vec<u32>, IndexError>;
+    /// How many originals of `host` are indexed (saturating like block counts).
+    fn host_page_count(&self, host: &str) -> Result<u32, IndexError>;
 }
