@@ -19,7 +19,8 @@ use std::path::{Path, PathBuf};
 use crate::digest::sha1_digest;
 use crate::error::{ArchiveError, ReadError};
 use crate::headers::RecordType;
-use crate::reader::{ReaderOptions, WarcReader, WarcRecord};
+use crate::reader::{ReaderOptions, WarcReader};
+use crate::record::WarcRecord;
 use crate::surt::surt;
 use crate::writer::{CONTENT_TYPE_WARC_FIELDS, RecordLocation, mime_of_content_type};
 

@@ -7,7 +7,7 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
-use crate::reader::WarcRecord;
+use crate::record::{DigestField, WarcRecord};
 
 /// Errors of writing WARC/CDXJ files and of file-level operations.
 #[derive(Debug, thiserror::Error)]
@@ -57,24 +57,6 @@ impl ArchiveError {
             path: path.to_path_buf(),
             source,
         }
-    }
-}
-
-/// Which digest field of a record failed verification.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DigestField {
-    /// `WARC-Block-Digest`.
-    Block,
-    /// `WARC-Payload-Digest`.
-    Payload,
-}
-
-impl std::fmt::Display for DigestField {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            DigestField::Block => "WARC-Block-Digest",
-            DigestField::Payload => "WARC-Payload-Digest",
-        })
     }
 }
 

@@ -90,20 +90,23 @@ mod digest;
 mod error;
 mod headers;
 mod http;
+mod http_head;
 mod reader;
+mod record;
 mod repair;
 mod surt;
 mod writer;
 
 pub use cdxj::{CdxjBuildReport, CdxjEntry, CdxjWriter, build_cdxj, sort_cdxj_file};
 pub use digest::sha1_digest;
-pub use error::{ArchiveError, DigestField, ReadError};
+pub use error::{ArchiveError, ReadError};
 pub use headers::{RecordType, WarcHeaders};
 pub use http::{
-    HttpParseError, HttpRequest, HttpRequestHead, HttpResponse, HttpResponseHead,
-    ORIGINAL_HEADER_PREFIX, dechunk, parse_http_request, parse_http_response,
+    HttpParseError, HttpRequest, HttpResponse, dechunk, parse_http_request, parse_http_response,
 };
-pub use reader::{DigestMismatch, ReaderOptions, WarcReader, WarcRecord, read_record_at};
+pub use http_head::{HttpRequestHead, HttpResponseHead, ORIGINAL_HEADER_PREFIX};
+pub use reader::{ReaderOptions, WarcReader, read_record_at};
+pub use record::{DigestField, DigestMismatch, WarcRecord};
 pub use repair::{RepairReport, repair_tail};
 pub use surt::surt;
 pub use writer::{

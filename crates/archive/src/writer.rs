@@ -12,11 +12,11 @@ use flate2::write::GzEncoder;
 use crate::digest::{Sha1Digester, same_sha1, sha1_digest};
 use crate::error::ArchiveError;
 use crate::headers::RecordType;
-use crate::http::{
+use crate::http_head::{
     HttpRequestHead, HttpResponseHead, serialize_request_head, serialize_response_head,
     stored_response_headers,
 };
-use crate::reader::WarcRecord;
+use crate::record::WarcRecord;
 use crate::repair::{RepairReport, repair_tail};
 
 /// Profile URI of a revisit whose payload is identical to an earlier capture's.

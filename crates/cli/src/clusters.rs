@@ -213,7 +213,7 @@ pub fn run(args: ClustersArgs) -> anyhow::Result<()> {
     let jsonl_path = args
         .jsonl
         .unwrap_or_else(|| args.out.join("clusters.jsonl"));
-    let mut jsonl = crate::dedup::output(Some(&jsonl_path))?;
+    let mut jsonl = crate::dedup_common::output(Some(&jsonl_path))?;
     for cluster in &clusters {
         serde_json::to_writer(&mut jsonl, cluster)?;
         jsonl.write_all(b"\n")?;

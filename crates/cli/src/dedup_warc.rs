@@ -15,7 +15,7 @@ use std::path::Path;
 use anyhow::Context;
 use dedupcrawl_archive::{RecordType, WarcReader, WarcRecord, WarcWriter, WarcWriterConfig};
 
-use crate::dedup::{DedupArgs, Summary, open_stage, output, progress_bar};
+use crate::dedup_common::{DedupArgs, Summary, open_stage, output, progress_bar};
 
 /// Decoded bodies larger than this are cut (as the crawler's default body limit).
 const MAX_DECODED_BODY: u64 = 32 * 1024 * 1024;

@@ -236,7 +236,7 @@ pub fn run(args: ExportArgs) -> anyhow::Result<()> {
             if let Some(parent) = args.to.parent().filter(|p| !p.as_os_str().is_empty()) {
                 std::fs::create_dir_all(parent)?;
             }
-            jsonl = Some(crate::dedup::output(Some(&args.to))?);
+            jsonl = Some(crate::dedup_common::output(Some(&args.to))?);
         }
         ExportFormat::Text => std::fs::create_dir_all(&args.to)
             .with_context(|| format!("cannot create {}", args.to.display()))?,

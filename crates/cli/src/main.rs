@@ -4,6 +4,7 @@ mod clusters;
 mod compare;
 mod crawl;
 mod dedup;
+mod dedup_common;
 mod dedup_warc;
 mod export;
 mod extract;
@@ -33,7 +34,7 @@ enum Command {
     /// Compare two documents (HTML or text files) with every estimator.
     Compare(compare::CompareArgs),
     /// Offline dedup of HTML files on disk (or of WARC archives) through a persistent index.
-    Dedup(dedup::DedupArgs),
+    Dedup(dedup_common::DedupArgs),
     /// Export the deduplicated archive of a crawl as JSONL, plain text or WARC.
     Export(export::ExportArgs),
     /// Near-duplicate clusters of a crawl: JSONL and an HTML report.

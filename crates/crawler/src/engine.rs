@@ -3,111 +3,37 @@
 
 use std::collections::HashMap;
 use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use dedupcrawl_archive::{
-    CdxjEntry, CdxjWriter, RecordType, WarcReader, WarcWriter, WarcWriterConfig,
-};
+use dedupcrawl_archive::{CdxjWriter, WarcWriter, WarcWriterConfig};
 use dedupcrawl_fetch::{FetchRequest, Fetcher};
 use dedupcrawl_frontier::{
-    CanonicalUrl, CanonicalizationRules, Completion, EntryKind, Frontier, FrontierEntry,
-    HostOutcome, Lease, NextUrl, OutOfScopeReason, RobotsCache, RobotsConfig, RobotsPolicy,
-    ScopeDecision, SitemapFormat, parse_sitemap,
+    CanonicalUrl, CanonicalizationRules, Completion, EntryKind, FrontierEntry, HostOutcome, Lease,
+    NextUrl, OutOfScopeReason, RobotsCache, RobotsConfig, RobotsPolicy, ScopeDecision,
+    SitemapFormat, parse_sitemap,
 };
-use dedupcrawl_index::SledDedupIndex;
 use dedupcrawl_pipeline::DedupStage;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use serde::{Deserialize, Serialize};
 use tokio::task::JoinSet;
 
 use crate::config::{CrawlConfig, ResolvedSite, seconds};
+use crate::context::{ArchiveSink, Engine, LogSink, Progress};
 use crate::crawl_log::{CrawlLog, Decision, HOST_GIVEN_UP_NOTE, LogLine};
+use crate::crawl_state::ArchiveCheckpoint;
 use crate::error::CrawlError;
 use crate::host_health::{GivenUpHost, HostHealth, Verdict, waiting_message};
-use crate::report::{CrawlReport, ResumeScan};
-
-/// The dedup index's document log, inside `state/` next to the sled files it commits with.
-const INDEX_DOCUMENT_LOG: &str = "dedup-documents.log";
-/// Sled tree: canonical URL → [`ArchivedRecord`] of the WARC record written for it.
-const TREE_ARCHIVED: &str = "crawl_archived";
-/// Sled tree: canonical URL → empty, URLs with a crawl-log line from an earlier run.
-const TREE_LOGGED: &str = "crawl_logged";
-/// Sled tree: host → empty, hosts whose sitemaps were read.
-const TREE_SITEMAPS_DONE: &str = "crawl_sitemaps_done";
-/// Sled tree of [`ArchiveCheckpoint`]s (one key).
-const TREE_CHECKPOINT: &str = "crawl_checkpoint";
-const CHECKPOINT_KEY: &[u8] = b"archive";
-
-/// How far the WARC files are known to the state: every record of the files before `file`
-/// (in name order) and of `file` before byte `offset` is in the `archived` tree, on disk.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-struct ArchiveCheckpoint {
-    file: String,
-    offset: u64,
-}
+use crate::mutex::lock;
+use crate::output_paths::{OutputPaths, warc_files};
+use crate::report::CrawlReport;
+use crate::resume::reconcile_archive;
+use crate::stores::CrawlStores;
 
 /// Most sitemap files read per host.
 const MAX_SITEMAP_FILES: usize = 50;
 /// Redirects followed when fetching robots.txt (RFC 9309: at least 5).
 const ROBOTS_MAX_REDIRECTS: usize = 5;
-
-/// What the archive holds for a URL (enough to write a revisit pointing at it).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub(crate) struct ArchivedRecord {
-    pub(crate) record_type: String,
-    pub(crate) record_id: Option<String>,
-    pub(crate) date: Option<chrono::DateTime<chrono::Utc>>,
-    pub(crate) payload_digest: Option<String>,
-}
-
-pub(crate) struct ArchiveSink {
-    pub(crate) warc: WarcWriter,
-    pub(crate) cdxj: CdxjWriter,
-}
-
-pub(crate) struct LogSink {
-    log: CrawlLog,
-    report: CrawlReport,
-}
-
-/// Live counts for the progress bar.
-#[derive(Default)]
-pub(crate) struct Progress {
-    pub(crate) fetched: AtomicU64,
-    pub(crate) archived: AtomicU64,
-    pub(crate) duplicates: AtomicU64,
-    pub(crate) errors: AtomicU64,
-}
-
-/// Everything a worker needs, shared.
-pub(crate) struct Engine {
-    pub(crate) config: CrawlConfig,
-    pub(crate) sites: Vec<ResolvedSite>,
-    pub(crate) rules: CanonicalizationRules,
-    pub(crate) frontier: Frontier,
-    pub(crate) fetcher: Fetcher,
-    pub(crate) stage: DedupStage,
-    robots: RobotsCache,
-    robots_config: RobotsConfig,
-    robots_locks: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
-    pub(crate) archive: Mutex<ArchiveSink>,
-    log: Mutex<LogSink>,
-    pub(crate) archived: sled::Tree,
-    logged_before: sled::Tree,
-    sitemaps_done: sled::Tree,
-    checkpoints: sled::Tree,
-    db: sled::Db,
-    host_pages: Mutex<HashMap<String, u64>>,
-    pub(crate) progress: Progress,
-    /// Connection-level failures per host, and which hosts are given up for this run.
-    health: HostHealth,
-    given_up: Mutex<Vec<GivenUpHost>>,
-    /// Seeds with a crawl-log line from this run (a given-up host's seeds get one only if not).
-    seeds_logged: Mutex<std::collections::HashSet<String>>,
-}
 
 /// What the robots.txt step says for a URL.
 enum RobotsStep {
@@ -128,65 +54,8 @@ pub(crate) struct TaskOutput {
     pub(crate) pause_after: Option<Duration>,
 }
 
-pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-/// Paths of a crawl's output directory.
-#[derive(Debug, Clone)]
-pub struct OutputPaths {
-    pub root: PathBuf,
-    pub warc_dir: PathBuf,
-    pub crawl_log: PathBuf,
-    pub cdxj: PathBuf,
-    pub cdxj_unsorted: PathBuf,
-    pub state: PathBuf,
-    pub report: PathBuf,
-}
-
-impl OutputPaths {
-    pub fn new(root: &Path) -> OutputPaths {
-        OutputPaths {
-            root: root.to_path_buf(),
-            warc_dir: root.join("warc"),
-            crawl_log: root.join("crawl.log.jsonl"),
-            cdxj: root.join("index.cdxj"),
-            cdxj_unsorted: root.join("state").join("index.cdxj.unsorted"),
-            state: root.join("state"),
-            report: root.join("report.json"),
-        }
-    }
-}
-
-/// Lists the `.warc.gz` / `.warc` files of a directory, sorted by name (= by serial).
-pub fn warc_files(dir: &Path) -> Result<Vec<PathBuf>, CrawlError> {
-    let mut files = Vec::new();
-    let entries = match std::fs::read_dir(dir) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(files),
-        Err(e) => return Err(CrawlError::io("list", dir, e)),
-    };
-    for entry in entries {
-        let path = entry.map_err(|e| CrawlError::io("list", dir, e))?.path();
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        if name.ends_with(".warc.gz") || name.ends_with(".warc") {
-            files.push(path);
-        }
-    }
-    files.sort();
-    Ok(files)
-}
-
 /// Runs a crawl to the end (frontier empty, page budget reached, or Ctrl-C) and returns its
 /// report (also written to `OUT/report.json`).
-/// sled page cache of the crawl state (`OUT/state/`).
-const STATE_CACHE_BYTES: u64 = 64 * 1024 * 1024;
-
 pub async fn run_crawl(config: CrawlConfig) -> Result<CrawlReport, CrawlError> {
     config.validate()?;
     let paths = OutputPaths::new(&config.crawl.out);
@@ -194,10 +63,10 @@ pub async fn run_crawl(config: CrawlConfig) -> Result<CrawlReport, CrawlError> {
         .await
         .map_err(|e| CrawlError::Worker(e.to_string()))??;
     let engine = Arc::new(engine);
-    let db = engine.db.clone();
+    let crawl_state = Arc::clone(&engine.crawl_state);
     let _watchdog = crate::watchdog::StoreWatchdog::start(
         move || {
-            let _ = db.flush();
+            let _ = crawl_state.flush();
         },
         crate::watchdog::PROBE_EVERY,
         crate::watchdog::STATE_STALL_TIMEOUT,
@@ -216,26 +85,15 @@ impl Engine {
         let sites = config.sites()?;
         std::fs::create_dir_all(&paths.state)
             .map_err(|e| CrawlError::io("create directory", &paths.state, e))?;
-        // sled's default page cache is 1 GB; the state's hot part (frontier heads, the seen
-        // set's recent keys, index records of candidates) fits in far less, and RSS matters.
-        let db = sled::Config::new()
-            .path(&paths.state)
-            .cache_capacity(STATE_CACHE_BYTES)
-            .flush_every_ms(Some(100))
-            .open()?;
-        let frontier = Frontier::open(&db, paths.state.join("seen"), config.politeness(&sites)?)?;
         let dedup_settings = config.index_dedup_settings(&sites);
-        let index = SledDedupIndex::open_in(
-            db.clone(),
-            &paths.state.join(INDEX_DOCUMENT_LOG),
+        let stores = CrawlStores::open_embedded(
+            &paths.state,
+            config.politeness(&sites)?,
             dedup_settings.index_config(),
         )?;
-        let stage = DedupStage::new(Arc::new(index), dedup_settings);
+        let stage = DedupStage::new(stores.index, dedup_settings);
         let fetcher = Fetcher::new(config.fetch_config()?)?;
-        let archived = db.open_tree(TREE_ARCHIVED)?;
-        let logged_before = db.open_tree(TREE_LOGGED)?;
-        let sitemaps_done = db.open_tree(TREE_SITEMAPS_DONE)?;
-        let checkpoints = db.open_tree(TREE_CHECKPOINT)?;
+        let crawl_state = stores.crawl_state;
 
         let mut warc_config = WarcWriterConfig::new(&paths.warc_dir, config.archive.prefix.clone());
         warc_config.max_file_size = config.archive.max_file_size;
@@ -280,7 +138,7 @@ impl Engine {
         }
         let mut cdxj = CdxjWriter::open_append(&paths.cdxj_unsorted)?;
         let resume_scan =
-            reconcile_archive(&paths.warc_dir, &archived, &checkpoints, &mut cdxj, &stage)?;
+            reconcile_archive(&paths.warc_dir, crawl_state.as_ref(), &mut cdxj, &stage)?;
 
         let (log, previous_lines) = CrawlLog::open(&paths.crawl_log)?;
         let mut report = CrawlReport {
@@ -294,7 +152,7 @@ impl Engine {
             if line.note.as_deref() == Some(HOST_GIVEN_UP_NOTE) {
                 continue;
             }
-            logged_before.insert(line.url.as_bytes(), &[])?;
+            crawl_state.mark_logged(&line.url)?;
             if line.status.is_some()
                 && let Ok(url) =
                     CanonicalUrl::parse(&line.url, None, &CanonicalizationRules::none())
@@ -335,14 +193,10 @@ impl Engine {
             robots_locks: Mutex::new(HashMap::new()),
             archive: Mutex::new(ArchiveSink { warc, cdxj }),
             log: Mutex::new(LogSink { log, report }),
-            archived,
-            logged_before,
-            sitemaps_done,
-            checkpoints,
-            db,
+            crawl_state,
             host_pages: Mutex::new(host_pages),
             progress,
-            frontier,
+            frontier: stores.frontier,
             fetcher,
             stage,
             sites,
@@ -389,7 +243,7 @@ impl Engine {
 
     /// Writes a crawl-log line (once per URL across runs) and counts it.
     pub(crate) fn log_line(&self, line: LogLine) -> Result<(), CrawlError> {
-        if self.logged_before.contains_key(line.url.as_bytes())? {
+        if self.crawl_state.is_logged(&line.url)? {
             tracing::debug!(url = %line.url, "already logged by an earlier run");
             return Ok(());
         }
@@ -440,11 +294,11 @@ impl Engine {
         let policy = self.robots.insert(&host, policy, Instant::now());
         if self.config.crawl.sitemaps
             && !policy.is_temporary()
-            && !self.sitemaps_done.contains_key(host.as_bytes())?
+            && !self.crawl_state.sitemaps_read(&host)?
         {
             self.read_sitemaps(url, &policy, sitemap_urls, delay)
                 .await?;
-            self.sitemaps_done.insert(host.as_bytes(), &[])?;
+            self.crawl_state.mark_sitemaps_read(&host)?;
         }
         Ok(RobotsStep::Ready(policy, true))
     }
@@ -759,12 +613,9 @@ impl Engine {
                 None => None,
             }
         };
-        self.db.flush()?;
+        self.crawl_state.flush()?;
         if let Some(checkpoint) = position {
-            self.checkpoints.insert(
-                CHECKPOINT_KEY,
-                serde_json::to_vec(&checkpoint).unwrap_or_default(),
-            )?;
+            self.crawl_state.set_checkpoint(&checkpoint)?;
         }
         Ok(())
     }
@@ -780,7 +631,7 @@ impl Engine {
         self.stage.index().flush()?;
         self.frontier.flush()?;
         self.checkpoint()?;
-        self.db.flush()?;
+        self.crawl_state.flush()?;
         let mut report = {
             let mut sink = lock(&self.log);
             sink.log.sync()?;
@@ -810,153 +661,6 @@ impl Engine {
             .map_err(|e| CrawlError::io("write", &paths.report, e))?;
         Ok(report)
     }
-}
-
-/// Reads the WARC files already written (a resumed crawl) and records every captured URL, so
-/// nothing is archived twice; also re-adds their CDXJ lines (the sort drops duplicates).
-///
-/// A `response` the state did not know (sled lost its last writes) may also have lost its dedup
-/// index insert, which came first: it is checked into the index again from the stored payload,
-/// so a near duplicate fetched later is still recognised.
-fn reconcile_archive(
-    warc_dir: &Path,
-    archived: &sled::Tree,
-    checkpoints: &sled::Tree,
-    cdxj: &mut CdxjWriter,
-    stage: &DedupStage,
-) -> Result<ResumeScan, CrawlError> {
-    let files = warc_files(warc_dir)?;
-    let checkpoint: Option<ArchiveCheckpoint> = checkpoints
-        .get(CHECKPOINT_KEY)?
-        .and_then(|v| serde_json::from_slice(&v).ok());
-    let mut stats = ResumeScan::default();
-    for path in &files {
-        let file_name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        // What the last checkpoint covers is known to the state already (file names sort in
-        // writing order: time, then serial).
-        let start = match &checkpoint {
-            Some(c) if file_name < c.file => {
-                stats.files_skipped += 1;
-                continue;
-            }
-            Some(c) if file_name == c.file => {
-                let length = std::fs::metadata(path)
-                    .map_err(|e| CrawlError::io("read the size of", path, e))?
-                    .len();
-                if c.offset <= length { c.offset } else { 0 }
-            }
-            _ => 0,
-        };
-        stats.bytes_skipped += start;
-        let reader = if start > 0 {
-            WarcReader::open_at(path, start, Default::default())?
-        } else {
-            WarcReader::open(path)?
-        };
-        for record in reader {
-            stats.records_read += 1;
-            let record = match record {
-                Ok(record) => record,
-                Err(error) => {
-                    tracing::warn!(%error, "damaged WARC record skipped during resume");
-                    continue;
-                }
-            };
-            let record_type = record.record_type();
-            if !matches!(
-                record_type,
-                RecordType::Response | RecordType::Revisit | RecordType::Metadata
-            ) {
-                continue;
-            }
-            let Some(target) = record.target_uri() else {
-                continue;
-            };
-            if let Some(entry) = CdxjEntry::from_record(&record, &file_name) {
-                cdxj.append(&entry)?;
-            }
-            let existing = archived.get(target.as_bytes())?;
-            if existing.is_none() && record_type == RecordType::Response {
-                reindex_response(stage, target, &record)?;
-            }
-            // A response wins over a metadata record for the same URL.
-            let keep_existing = existing.is_some() && record_type == RecordType::Metadata;
-            if keep_existing {
-                continue;
-            }
-            let info = ArchivedRecord {
-                record_type: record_type.as_str().to_string(),
-                record_id: record.record_id().map(str::to_string),
-                date: record.date(),
-                payload_digest: record
-                    .headers
-                    .get("WARC-Payload-Digest")
-                    .map(str::to_string),
-            };
-            archived.insert(
-                target.as_bytes(),
-                serde_json::to_vec(&info).unwrap_or_default(),
-            )?;
-        }
-    }
-    if !files.is_empty() {
-        tracing::info!(
-            files = files.len(),
-            files_skipped = stats.files_skipped,
-            bytes_skipped = stats.bytes_skipped,
-            records_read = stats.records_read,
-            records = archived.len(),
-            "reconciled the WARC files with the crawl state (what the last checkpoint covers is skipped)"
-        );
-    }
-    Ok(stats)
-}
-
-/// Checks an archived 2xx response into the dedup index again (see [`reconcile_archive`]).
-fn reindex_response(
-    stage: &DedupStage,
-    target: &str,
-    record: &dedupcrawl_archive::WarcRecord,
-) -> Result<(), CrawlError> {
-    let Ok(response) = record.http_response() else {
-        return Ok(());
-    };
-    if !(200..300).contains(&response.status) {
-        return Ok(());
-    }
-    let Ok(url) = CanonicalUrl::parse(target, None, &CanonicalizationRules::none()) else {
-        return Ok(());
-    };
-    let content_type = response.header("content-type");
-    let essence = content_type
-        .map(|v| {
-            String::from_utf8_lossy(v)
-                .split(';')
-                .next()
-                .unwrap_or("")
-                .trim()
-                .to_ascii_lowercase()
-        })
-        .unwrap_or_default();
-    let decision = if essence == "text/html" || essence == "application/xhtml+xml" {
-        let text = dedupcrawl_fetch::decode_bytes(response.payload, content_type, true).text;
-        stage
-            .check_html(target, url.host(), response.payload, &text)?
-            .decision
-    } else {
-        stage
-            .check_payload(target, url.host(), response.payload)?
-            .decision
-    };
-    tracing::debug!(
-        url = target,
-        ?decision,
-        "re-indexed an archived page on resume"
-    );
-    Ok(())
 }
 
 fn progress_bar(config: &CrawlConfig) -> ProgressBar {

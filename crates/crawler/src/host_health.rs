@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use crate::engine::lock;
+use crate::mutex::lock;
 
 /// Settings of the policy (from `[fetch]`).
 #[derive(Debug, Clone, Copy)]

@@ -89,12 +89,19 @@
 //! file once per resume (cost grows with the archive; a checkpointed offset is future work).
 
 mod config;
+mod context;
 mod crawl_log;
+mod crawl_state;
 mod engine;
 mod error;
 mod host_health;
+mod mutex;
+mod output_paths;
 mod page;
 mod report;
+mod resume;
+mod sled_crawl_state;
+mod stores;
 mod watchdog;
 
 pub use config::{
@@ -103,7 +110,8 @@ pub use config::{
     SiteConfig,
 };
 pub use crawl_log::{CrawlLog, Decision, HOST_GIVEN_UP_NOTE, LogLine, read_crawl_log};
-pub use engine::{OutputPaths, run_crawl, warc_files};
+pub use engine::run_crawl;
 pub use error::CrawlError;
 pub use host_health::GivenUpHost;
+pub use output_paths::{OutputPaths, warc_files};
 pub use report::{CrawlReport, HostReport, ResumeScan};

@@ -17,9 +17,11 @@ use dedupcrawl_sketch::PayloadDigest;
 use dedupcrawl_textprep::{PreparedPage, RobotsMeta};
 
 use crate::config::{NearDuplicatePolicy, NonHtmlPolicy};
+use crate::context::Engine;
 use crate::crawl_log::{Decision, LogLine};
-use crate::engine::{ArchivedRecord, Engine, lock};
+use crate::crawl_state::ArchivedRecord;
 use crate::error::CrawlError;
+use crate::mutex::lock;
 
 /// Links offered to the frontier in one transaction: bounds the memory of enqueueing a page
 /// with very many links.
@@ -65,11 +67,7 @@ impl Fetched<'_> {
 
     /// What an earlier fetch archived for `url` (its record location), if anything.
     fn archived_record(&self, url: &str) -> Result<Option<ArchivedRecord>, CrawlError> {
-        Ok(self
-            .engine
-            .archived
-            .get(url.as_bytes())?
-            .and_then(|v| serde_json::from_slice(&v).ok()))
+        self.engine.crawl_state.archived_record(url)
     }
 
     /// This fetch as a WARC capture, with heads from [`heads`](Self::heads).
@@ -115,11 +113,9 @@ impl Fetched<'_> {
             date: Some(location.warc_date),
             payload_digest: Some(location.payload_digest.clone()),
         };
-        self.engine.archived.insert(
-            self.url.as_str().as_bytes(),
-            serde_json::to_vec(&info).unwrap_or_default(),
-        )?;
-        Ok(())
+        self.engine
+            .crawl_state
+            .record_archived(self.url.as_str(), &info)
     }
 
     /// Writes `response` + `request` unless an earlier run already did (resume).
@@ -239,7 +235,7 @@ impl Fetched<'_> {
                     entries.push(FrontierEntry::link(target, depth, self.url.as_str()));
                     // Bounded batches: one transaction (and its memory) per batch, not per page.
                     if entries.len() >= OFFER_BATCH {
-                        engine.frontier.offer_all(entries.drain(..))?;
+                        engine.frontier.offer_all(std::mem::take(&mut entries))?;
                     }
                 }
                 ScopeDecision::OutOfScope(OutOfScopeReason::TooDeep { .. }) => {}

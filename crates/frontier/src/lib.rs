@@ -12,15 +12,19 @@
 //! - [`sitemap`]: `<urlset>`, `<sitemapindex>`, text and gzip sitemaps ([`parse_sitemap`]).
 //! - [`seen`]: the seen-URL set (recent URLs in sled, older ones in sorted runs with Bloom
 //!   filters: ~1.3 bytes of RAM a URL).
-//! - [`frontier`]: the persistent [`Frontier`] in sled: seen-URL set, per-host FIFO queues,
-//!   politeness (per-host delay with `governor`, per-host and global concurrency), retries
-//!   with backoff, Retry-After pauses, crash recovery of leased URLs.
+//! - [`FrontierStore`]: the storage seam (seen-URL set, per-host FIFO queues, politeness
+//!   state, leases), its contract in the trait's doc. [`PoliteFrontier`] implements it once
+//!   over a backend's storage: per-host delay with `governor`, per-host and global
+//!   concurrency, retries with backoff, Retry-After pauses, crash recovery of leased URLs.
+//!   [`Frontier`] is the embedded backend (sled trees and the seen-set files);
+//!   [`PostgresFrontierStore`] the PostgreSQL one (several workers on one crawl: claims with
+//!   `FOR UPDATE SKIP LOCKED`, leases fenced on their worker; schema in `migrations/`).
 //!
 //! ```
 //! use std::time::{Duration, Instant};
 //! use dedupcrawl_frontier::{
-//!     CanonicalUrl, CanonicalizationRules, Frontier, FrontierEntry, HostOutcome, NextUrl,
-//!     OfferOutcome, PolitenessConfig, RobotsPolicy, ScopeRules,
+//!     CanonicalUrl, CanonicalizationRules, Frontier, FrontierEntry, FrontierStore, HostOutcome,
+//!     NextUrl, OfferOutcome, PolitenessConfig, RobotsPolicy, ScopeRules,
 //! };
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -63,17 +67,33 @@
 //! ```
 
 pub mod canonical;
-pub mod frontier;
+mod entry;
+mod error;
+mod polite_frontier;
+mod politeness;
+mod postgres_queue;
+mod postgres_schema;
+mod queue_storage;
 pub mod robots;
+mod scheduler;
 pub mod scope;
 pub mod seen;
 pub mod sitemap;
+mod sled_queue;
+mod store;
+mod stored_entry;
 
 pub use canonical::{CanonicalUrl, CanonicalizationRules, UrlError};
-pub use frontier::{
-    Completion, EntryKind, Frontier, FrontierEntry, FrontierError, FrontierStats, HostOutcome,
-    Lease, NextUrl, OfferOutcome, PolitenessConfig,
+pub use entry::{
+    Completion, EntryKind, FrontierEntry, FrontierStats, HostOutcome, Lease, NextUrl, OfferOutcome,
 };
+pub use error::FrontierError;
+pub use polite_frontier::PoliteFrontier;
+pub use politeness::PolitenessConfig;
+pub use postgres_queue::{
+    DEFAULT_LEASE, PostgresFrontierConfig, PostgresFrontierStore, PostgresQueue,
+};
+pub use postgres_schema::{MIGRATOR, connect_and_migrate};
 pub use robots::{RobotsCache, RobotsConfig, RobotsPolicy, RobotsStatus};
 pub use scope::{OutOfScopeReason, PatternError, ScopeDecision, ScopeRules, UrlPattern};
 pub use seen::{DEFAULT_RECENT_LIMIT, SeenSetStats};
@@ -81,3 +101,5 @@ pub use sitemap::{
     Sitemap, SitemapEntry, SitemapError, SitemapFormat, SitemapLimits, parse_sitemap,
     parse_sitemap_with,
 };
+pub use sled_queue::{Frontier, SledQueue};
+pub use store::FrontierStore;

@@ -44,10 +44,15 @@ use std::sync::{Mutex, RwLock};
 use dedupcrawl_sketch::HashBloomFilter;
 use sled::{Batch, Tree};
 
-use crate::frontier::FrontierError;
+use crate::error::FrontierError;
 
 /// The key of a URL in the seen set (XXH3-128 of the canonical URL, big-endian).
 pub(crate) type SeenKey = [u8; 16];
+
+/// The seen-set key of a URL: 128 bits of xxh3 of its canonical form (every backend uses it).
+pub(crate) fn seen_key(url: &crate::canonical::CanonicalUrl) -> SeenKey {
+    xxhash_rust::xxh3::xxh3_128(url.as_str().as_bytes()).to_be_bytes()
+}
 
 /// `frontier_meta` key: committed length in bytes of the recent file (u64 BE).
 pub(crate) const META_WAL_LEN: &[u8] = b"seen_wal_len";

@@ -12,7 +12,8 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use dedupcrawl_frontier::{
-    CanonicalUrl, Frontier, FrontierEntry, HostOutcome, NextUrl, OfferOutcome, PolitenessConfig,
+    CanonicalUrl, Frontier, FrontierEntry, FrontierStore, HostOutcome, NextUrl, OfferOutcome,
+    PolitenessConfig,
 };
 use dedupcrawl_index::open_sled_waiting_for_lock;
 
@@ -61,7 +62,11 @@ fn kill_child_process() {
 
     // Phase A, flushed: offer new URLs, lease some, complete a few (reported to the parent).
     let outcomes = frontier
-        .offer_all((0..OFFERS_PER_ROUND).map(|i| entry(&flushed_url(round, i))))
+        .offer_all(
+            (0..OFFERS_PER_ROUND)
+                .map(|i| entry(&flushed_url(round, i)))
+                .collect(),
+        )
         .expect("offer");
     assert!(outcomes.iter().all(|o| *o == OfferOutcome::Enqueued));
     let mut leases = Vec::new();

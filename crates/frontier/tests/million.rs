@@ -9,7 +9,8 @@
 use std::time::Instant;
 
 use dedupcrawl_frontier::{
-    CanonicalUrl, CanonicalizationRules, Frontier, FrontierEntry, OfferOutcome, PolitenessConfig,
+    CanonicalUrl, CanonicalizationRules, Frontier, FrontierEntry, FrontierStore, OfferOutcome,
+    PolitenessConfig,
 };
 
 const DISTINCT: usize = 250_000;
@@ -46,7 +47,7 @@ fn a_million_offers_hit_the_seen_set() {
                 let index = (i * [1, 3, 7, 9][round]) % DISTINCT; // coprime: a permutation
                 entry(&rules, index)
             });
-            for outcome in frontier.offer_all(batch).unwrap() {
+            for outcome in frontier.offer_all(batch.collect()).unwrap() {
                 match outcome {
                     OfferOutcome::Enqueued => enqueued += 1,
                     OfferOutcome::AlreadySeen => already_seen += 1,

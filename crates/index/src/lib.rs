@@ -38,9 +38,11 @@
 //! ```
 
 pub mod block_counts;
+mod decision;
 pub mod document_log;
 mod record;
 mod sled_backend;
+mod storage;
 
 pub use record::{DocumentId, DocumentLink, StoredDocument};
 pub use sled_backend::{DOCUMENT_LOG_FILE, SledDedupIndex, open_sled_waiting_for_lock};

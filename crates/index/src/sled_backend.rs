@@ -15,7 +15,7 @@
 //!   of RSS for 1M documents) and ~1.3 bytes per distinct block; it keeps the disk format
 //!   independent of the threshold and makes every lookup a hash probe instead of a B-tree read.
 //!
-//! Containment postings are each document's [`POSTED_SAMPLES`] most divisible sampled
+//! Containment postings are each document's `POSTED_SAMPLES` (16) most divisible sampled
 //! shingles: those are the ones every document containing it samples too (a value 0 mod 2^j
 //! is in the sample of every document whose modulus divides 2^j). Only the signature settings
 //! (k, shingle size, MinHash flavour) are fixed for the life of an index.
@@ -30,16 +30,15 @@
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use dedupcrawl_sketch::{BlockSketch, MinHashSignature, ModSample};
+use dedupcrawl_sketch::ModSample;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::block_counts::BlockCounts;
+use crate::decision::{DecisionAlgorithm, payload_digest_key, posted_samples, token_digest_key};
 use crate::document_log::DocumentLog;
-use crate::record::{DocumentId, DocumentLink, SAMPLE_BITS, SIGNATURE_BITS, StoredDocument};
-use crate::{
-    DedupDecision, DedupIndex, DocumentFingerprint, DocumentRef, ExactBasis, IndexConfig,
-    IndexError, IndexStats,
-};
+use crate::record::{DocumentId, StoredDocument};
+use crate::storage::{IndexStorage, MAX_BUCKET_MEMBERS, MAX_POSTINGS_PER_SAMPLE};
+use crate::{DedupDecision, DedupIndex, DocumentFingerprint, IndexConfig, IndexError, IndexStats};
 
 /// Version 5: identifier-aware tokens and the extractor-decided main content (fingerprints of
 /// version 4 were computed on other text). Older indexes are refused with a clear error.
@@ -47,55 +46,8 @@ const FORMAT_VERSION: &str = "dedupcrawl-index/5";
 const META_FORMAT: &[u8] = b"Mformat";
 const META_SIGNATURE: &[u8] = b"Msignature";
 const META_LOG_LENGTH: &[u8] = b"Mlog_length";
-/// Candidates verified per document at most (a bucket this crowded is one big cluster).
-const MAX_CANDIDATES: usize = 256;
-/// Originals of close cluster members checked per document, at most.
-const MAX_ORIGINALS_CHECKED: usize = 16;
-/// Members kept per LSH bucket.
-const MAX_BUCKET_MEMBERS: usize = 1024;
-/// Sampled shingles posted (and probed) per document for containment.
-pub const POSTED_SAMPLES: usize = 16;
-/// Postings kept per sampled shingle: one that common is template, not content.
-const MAX_POSTINGS_PER_SAMPLE: usize = 256;
 /// The log's file name in an index directory of its own.
 pub const DOCUMENT_LOG_FILE: &str = "documents.log";
-
-/// Whether `doc` has a substantial content block with no counterpart in `stored`, a page of
-/// the same host: then it is another page, however alike the rest (a product on a shop whose
-/// policy and review prose is 95 % of every page, before the host's template is learnt). Pages
-/// of other hosts are not held to it: a mirror may add a paragraph and still be a copy. A
-/// stored page with no sketches (nothing substantial, or the full-page view) says nothing.
-fn has_distinct_block(doc: &DocumentFingerprint, stored: &StoredDocument) -> bool {
-    doc.host == stored.host && lacks_counterpart(&doc.block_sketches, &stored.block_sketches)
-}
-
-/// Whether one of `mine` has no counterpart among `theirs` (never, when `theirs` is empty).
-fn lacks_counterpart(mine: &[BlockSketch], theirs: &[BlockSketch]) -> bool {
-    !theirs.is_empty()
-        && mine
-            .iter()
-            .any(|block| !theirs.iter().any(|other| block.is_counterpart(other)))
-}
-
-/// How a decision names a stored document.
-fn document_ref(document: StoredDocument) -> DocumentRef {
-    DocumentRef {
-        id: document.id,
-        cluster: document.link.map_or(document.id, |link| link.cluster),
-        name: document.name,
-    }
-}
-
-/// The exact-digest map keys: 64 bits of each digest.
-fn payload_digest_key(payload: &dedupcrawl_sketch::PayloadDigest) -> u64 {
-    let mut first = [0u8; 8];
-    first.copy_from_slice(&payload.0[..8]);
-    u64::from_le_bytes(first)
-}
-
-fn token_digest_key(tokens: &dedupcrawl_sketch::TokenDigest) -> u64 {
-    tokens.0 as u64
-}
 
 /// In-memory LSH buckets: per band, bucket key (32 bits of the band hash) → first member;
 /// further members of the same bucket in `overflow`. 32-bit keys halve the memory; a chance
@@ -107,14 +59,6 @@ struct BandTables {
     /// Containment postings: sampled shingle → documents.
     postings: FxHashMap<u64, Vec<DocumentId>>,
     documents: u64,
-}
-
-/// The sampled shingles of a MOD_m sample that are posted and probed: the most divisible ones.
-fn posted_samples(sample: &ModSample) -> Vec<u64> {
-    let mut values = sample.values.clone();
-    values.sort_by_key(|v| (std::cmp::Reverse(v.trailing_zeros()), *v));
-    values.truncate(POSTED_SAMPLES);
-    values
 }
 
 impl BandTables {
@@ -191,7 +135,7 @@ impl BandTables {
         }
     }
 
-    fn candidates(&self, keys: &[u64]) -> Vec<DocumentId> {
+    fn candidates(&self, keys: &[u64], limit: usize) -> Vec<DocumentId> {
         let mut seen = FxHashSet::default();
         let mut out = Vec::new();
         for (band, &key) in keys.iter().enumerate() {
@@ -201,7 +145,7 @@ impl BandTables {
                 for id in std::iter::once(first).chain(rest.into_iter().flatten().copied()) {
                     if seen.insert(id) {
                         out.push(id);
-                        if out.len() >= MAX_CANDIDATES {
+                        if out.len() >= limit {
                             return out;
                         }
                     }
@@ -464,304 +408,83 @@ impl SledDedupIndex {
         Ok(())
     }
 
-    fn reference(&self, state: &IndexState, id: DocumentId) -> Result<DocumentRef, IndexError> {
-        Ok(match state.log.read(id)? {
-            Some(document) => document_ref(document),
-            None => DocumentRef {
-                id,
-                name: format!("#{id}"),
-                cluster: id,
-            },
-        })
-    }
-
-    fn find_exact(
+    /// Runs `body` on this index's storage, under the lock.
+    fn with_storage<T>(
         &self,
-        state: &IndexState,
-        doc: &DocumentFingerprint,
-    ) -> Result<Option<DedupDecision>, IndexError> {
-        let mut found: Option<(StoredDocument, ExactBasis)> = None;
-        if let Some(&id) = state.payloads.get(&payload_digest_key(&doc.payload))
-            && let Some(stored) = state.log.read(id)?
-            && stored.payload == doc.payload
-        {
-            found = Some((stored, ExactBasis::Payload));
-        }
-        if found.is_none()
-            && let Some(tokens) = &doc.tokens
-            && let Some(&id) = state.token_digests.get(&token_digest_key(tokens))
-            && let Some(stored) = state.log.read(id)?
-            && stored.tokens == doc.tokens
-        {
-            found = Some((stored, ExactBasis::NormalizedText));
-        }
-        let Some((stored, basis)) = found else {
-            return Ok(None);
-        };
-        // The same document again (a resumed crawl, a second run) gets the answer it got the
-        // first time; an original's own record stays "exact duplicate of itself" (the crawler
-        // reads that as "indexed before its decision was logged").
-        if stored.name == doc.name
-            && let Some(link) = stored.link
-        {
-            let to = self.reference(state, link.to)?;
-            return Ok(Some(if link.contained {
-                DedupDecision::Contained {
-                    within: to,
-                    containment: link.similarity,
-                }
-            } else {
-                DedupDecision::NearDuplicate {
-                    of: to,
-                    similarity: link.similarity,
-                }
-            }));
-        }
-        Ok(Some(DedupDecision::ExactDuplicate {
-            of: document_ref(stored),
-            basis,
-        }))
-    }
-
-    /// The most similar indexed document at or above the threshold, and whether the page is
-    /// also at least that close to an original.
-    ///
-    /// Near duplicates and contained pages are indexed too (as cluster members), so a page is
-    /// linked to the closest earlier page, not only to the first page of its cluster: a
-    /// cluster is a tree, and two very similar pages do not end up in two clusters only because
-    /// each was first compared with a different, less similar original. But a page is only
-    /// called a duplicate when some *original* (what a crawl archives) is within the threshold:
-    /// a chain of 0.8-alike pages can drift far from its first page, and the page at the end of
-    /// it must be archived, not dropped as "like a page that was itself dropped". (Being
-    /// contained in an original covers it too: see `check`.)
-    fn find_near(
-        &self,
-        state: &IndexState,
-        doc: &DocumentFingerprint,
-        signature: &MinHashSignature,
-        band_keys: &[u64],
-    ) -> Result<Option<(DocumentId, f64, bool)>, IndexError> {
-        let similarity_to = |stored: &StoredDocument| -> Option<f64> {
-            let theirs = stored.signature.as_ref()?;
-            Some(match (&doc.small_shingles, &stored.small_shingles) {
-                (Some(mine), Some(theirs)) => crate::small_set_resemblance(mine, theirs),
-                _ => signature.similarity(theirs),
-            })
-        };
-        let threshold = self.config.threshold;
-        let mut best: Option<(DocumentId, f64)> = None;
-        let mut near_an_original = false;
-        let mut originals_to_check: Vec<DocumentId> = Vec::new();
-        let mut compared: FxHashSet<DocumentId> = FxHashSet::default();
-        for candidate in state.tables.candidates(band_keys) {
-            compared.insert(candidate);
-            let Some(stored) = state.log.read(candidate)? else {
-                continue;
-            };
-            let Some(similarity) = similarity_to(&stored) else {
-                continue;
-            };
-            if similarity >= threshold && !has_distinct_block(doc, &stored) {
-                match stored.link {
-                    None => near_an_original = true,
-                    Some(link) => originals_to_check.push(link.cluster),
-                }
-                if best.is_none_or(|(_, s)| similarity > s) {
-                    best = Some((candidate, similarity));
-                }
-            }
-        }
-        let Some((id, similarity)) = best else {
-            return Ok(None);
-        };
-        // Only members came close: is the page that close to one of their originals too?
-        originals_to_check.retain(|&original| compared.insert(original));
-        for original in originals_to_check.into_iter().take(MAX_ORIGINALS_CHECKED) {
-            if near_an_original {
-                break;
-            }
-            near_an_original = state.log.read(original)?.as_ref().is_some_and(|stored| {
-                similarity_to(stored).is_some_and(|s| s >= threshold)
-                    && !has_distinct_block(doc, stored)
-            });
-        }
-        Ok(Some((id, similarity, near_an_original)))
-    }
-
-    /// Containment both ways against documents sharing posted samples. Returns
-    /// (this inside another, another inside this).
-    #[allow(clippy::type_complexity)]
-    fn find_containment(
-        &self,
-        state: &IndexState,
-        doc: &DocumentFingerprint,
-        sample: &ModSample,
-    ) -> Result<(Option<(DocumentRef, f64)>, Vec<(DocumentRef, f64)>), IndexError> {
-        if sample.values.len() < self.config.containment_min_samples {
-            return Ok((None, Vec::new()));
-        }
-        let mut hits: FxHashMap<DocumentId, usize> = FxHashMap::default();
-        for value in posted_samples(sample) {
-            for &id in state.tables.postings.get(&value).into_iter().flatten() {
-                *hits.entry(id).or_default() += 1;
-            }
-        }
-        let mut ranked: Vec<(DocumentId, usize)> = hits.into_iter().collect();
-        ranked.sort_by_key(|&(id, n)| (std::cmp::Reverse(n), id));
-        ranked.truncate(16);
-        let mut inside: Option<(DocumentId, f64)> = None;
-        let mut around: Vec<(DocumentId, f64)> = Vec::new();
-        let min = self.config.containment_min_samples;
-        for (id, _) in ranked {
-            let Some(stored) = state.log.read(id)? else {
-                continue;
-            };
-            // A page with a block of its own is not inside another page of its host.
-            let same_host = doc.host == stored.host;
-            let inside_allowed =
-                !(same_host && lacks_counterpart(&doc.block_sketches, &stored.block_sketches));
-            let around_allowed =
-                !(same_host && lacks_counterpart(&stored.block_sketches, &doc.block_sketches));
-            let Some(other) = stored.mod_sample else {
-                continue;
-            };
-            let modulus = sample.modulus.max(other.modulus);
-            let (mine, theirs) = (sample.at_modulus(modulus), other.at_modulus(modulus));
-            if inside_allowed && mine.values.len() >= min {
-                let c = mine.containment_in(&theirs);
-                if c >= self.config.containment_threshold && inside.is_none_or(|(_, b)| c > b) {
-                    inside = Some((id, c));
-                }
-            }
-            if around_allowed && theirs.values.len() >= min {
-                let c = theirs.containment_in(&mine);
-                if c >= self.config.containment_threshold {
-                    around.push((id, c));
-                }
-            }
-        }
-        around.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        let inside = inside
-            .map(|(id, c)| Ok::<_, IndexError>((self.reference(state, id)?, c)))
-            .transpose()?;
-        let around = around
-            .into_iter()
-            .map(|(id, c)| Ok((self.reference(state, id)?, c)))
-            .collect::<Result<_, IndexError>>()?;
-        Ok((inside, around))
-    }
-
-    /// Appends `doc` under the next id: to the log, to the in-memory structures, to the group
-    /// commit. A near duplicate or contained page (`link`) is kept as a member of the cluster
-    /// of `link.to`: its record (signature, small shingle set, the decision it got), its exact
-    /// digests (an exact copy of it is an exact duplicate of it) and its LSH buckets; no
-    /// containment postings and no block counts, which describe originals.
-    fn append(
-        &self,
-        state: &mut IndexState,
-        doc: &DocumentFingerprint,
-        signature: Option<MinHashSignature>,
-        mod_sample: Option<ModSample>,
-        link: Option<DocumentLink>,
-    ) -> Result<DocumentId, IndexError> {
-        let id = state.log.id_bound();
-        if id == DocumentId::MAX {
-            return Err(IndexError::Full);
-        }
-        let mut blocks = if link.is_some() {
-            Vec::new()
-        } else {
-            doc.block_fingerprints.clone()
-        };
-        blocks.sort_unstable();
-        blocks.dedup();
-        let record = StoredDocument {
-            id,
-            name: doc.name.clone(),
-            host: doc.host.clone(),
-            payload: doc.payload,
-            tokens: doc.tokens,
-            signature,
-            mod_sample,
-            small_shingles: doc.small_shingles.clone(),
-            link,
-            blocks,
-            block_sketches: doc.block_sketches.clone(),
-        };
-        state.log.append(&record)?;
-        state.learn(&self.config, &record);
-        self.stage(state)?;
-        Ok(id)
-    }
-
-    fn check(&self, doc: &DocumentFingerprint, insert: bool) -> Result<DedupDecision, IndexError> {
-        // Stored signatures keep 16 bits a value and samples 32 (see `record`): compare, band
-        // and post like them.
-        let signature = doc.signature.as_ref().map(|s| s.low_bits(SIGNATURE_BITS));
-        let sample = doc.mod_sample.as_ref().map(|s| s.low_bits(SAMPLE_BITS));
-        let band_keys = signature
-            .as_ref()
-            .map(|s| self.config.lsh.band_keys(s))
-            .unwrap_or_default();
+        body: impl FnOnce(&mut LockedStorage<'_>) -> Result<T, IndexError>,
+    ) -> Result<T, IndexError> {
         let mut guard = self.lock();
-        let state = &mut *guard;
-        if let Some(decision) = self.find_exact(state, doc)? {
-            return Ok(decision);
-        }
-        let near = match &signature {
-            Some(signature) => self.find_near(state, doc, signature, &band_keys)?,
-            None => None,
-        };
-        let (inside, around) = match (&sample, near) {
-            (_, Some((_, _, true))) | (None, _) => (None, Vec::new()),
-            (Some(sample), _) => self.find_containment(state, doc, sample)?,
-        };
-        // Near an original, or inside one: a duplicate, linked to the closest page if one is
-        // within the threshold (a page that is (almost) exactly another one is a near
-        // duplicate), else to the page it is contained in.
-        let decision = match (near, inside) {
-            (Some((id, similarity, true)), _) | (Some((id, similarity, false)), Some(_)) => {
-                let of = self.reference(state, id)?;
-                let link = DocumentLink {
-                    contained: false,
-                    to: of.id,
-                    cluster: of.cluster,
-                    similarity,
-                };
-                Some((DedupDecision::NearDuplicate { of, similarity }, link))
-            }
-            (_, Some((within, containment))) => {
-                let link = DocumentLink {
-                    contained: true,
-                    to: within.id,
-                    cluster: within.cluster,
-                    similarity: containment,
-                };
-                let decision = DedupDecision::Contained {
-                    within,
-                    containment,
-                };
-                Some((decision, link))
-            }
-            (_, None) => None,
-        };
-        if let Some((decision, link)) = decision {
-            if insert && let Some(signature) = signature {
-                self.append(state, doc, Some(signature), None, Some(link))?;
-            }
-            return Ok(decision);
-        }
-        if !insert {
-            return Ok(DedupDecision::New {
-                id: None,
-                contains: around,
-            });
-        }
-        let id = self.append(state, doc, signature, sample, None)?;
-        Ok(DedupDecision::New {
-            id: Some(id),
-            contains: around,
+        body(&mut LockedStorage {
+            index: self,
+            state: &mut guard,
         })
+    }
+
+    /// One decision under the lock: the algorithm over this index's storage.
+    fn check(&self, doc: &DocumentFingerprint, insert: bool) -> Result<DedupDecision, IndexError> {
+        let algorithm = DecisionAlgorithm {
+            config: &self.config,
+        };
+        self.with_storage(|storage| algorithm.check(storage, doc, insert))
+    }
+}
+
+/// The embedded storage as the decision algorithm sees it, while the index's lock is held.
+struct LockedStorage<'a> {
+    index: &'a SledDedupIndex,
+    state: &'a mut IndexState,
+}
+
+impl IndexStorage for LockedStorage<'_> {
+    fn document(&self, id: DocumentId) -> Result<Option<StoredDocument>, IndexError> {
+        self.state.log.read(id)
+    }
+
+    fn lsh_candidates(
+        &self,
+        band_keys: &[u64],
+        limit: usize,
+    ) -> Result<Vec<DocumentId>, IndexError> {
+        Ok(self.state.tables.candidates(band_keys, limit))
+    }
+
+    fn posting_members(&self, sample_value: u64) -> Result<Vec<DocumentId>, IndexError> {
+        Ok(self
+            .state
+            .tables
+            .postings
+            .get(&sample_value)
+            .cloned()
+            .unwrap_or_default())
+    }
+
+    fn payload_match(&self, key: u64) -> Result<Option<DocumentId>, IndexError> {
+        Ok(self.state.payloads.get(&key).copied())
+    }
+
+    fn token_match(&self, key: u64) -> Result<Option<DocumentId>, IndexError> {
+        Ok(self.state.token_digests.get(&key).copied())
+    }
+
+    fn next_id(&self) -> Result<DocumentId, IndexError> {
+        Ok(self.state.log.id_bound())
+    }
+
+    fn append(&mut self, record: StoredDocument) -> Result<(), IndexError> {
+        self.state.log.append(&record)?;
+        self.state.learn(&self.index.config, &record);
+        self.index.stage(self.state)
+    }
+
+    fn block_page_counts(&self, host: &str, fingerprints: &[u64]) -> Result<Vec<u32>, IndexError> {
+        Ok(fingerprints
+            .iter()
+            .map(|&fingerprint| self.state.block_counts.count(host, fingerprint))
+            .collect())
+    }
+
+    fn host_page_count(&self, host: &str) -> Result<u32, IndexError> {
+        Ok(self.state.block_counts.host_pages(host))
     }
 }
 
@@ -803,16 +526,11 @@ impl DedupIndex for SledDedupIndex {
     }
 
     fn block_page_counts(&self, host: &str, fingerprints: &[u64]) -> Result<Vec<u32>, IndexError> {
-        let state = self.lock();
-        fingerprints
-            .iter()
-            .map(|&fingerprint| Ok(state.block_counts.count(host, fingerprint)))
-            .collect()
+        self.with_storage(|storage| storage.block_page_counts(host, fingerprints))
     }
 
     fn host_document_count(&self, host: &str) -> Result<u32, IndexError> {
-        let state = self.lock();
-        Ok(state.block_counts.host_pages(host))
+        self.with_storage(|storage| storage.host_page_count(host))
     }
 
     fn stats(&self) -> Result<IndexStats, IndexError> {

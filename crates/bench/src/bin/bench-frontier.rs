@@ -12,7 +12,8 @@ use std::collections::HashSet;
 use std::time::Instant;
 
 use dedupcrawl_frontier::{
-    CanonicalUrl, CanonicalizationRules, Frontier, FrontierEntry, OfferOutcome, PolitenessConfig,
+    CanonicalUrl, CanonicalizationRules, Frontier, FrontierEntry, FrontierStore, OfferOutcome,
+    PolitenessConfig,
 };
 
 const HOSTS: usize = 1_000;
@@ -53,7 +54,8 @@ fn child(mode: &str, urls: usize) -> anyhow::Result<()> {
             let mut enqueued = 0;
             for start in (0..urls).step_by(BATCH) {
                 let batch = (start..(start + BATCH).min(urls))
-                    .map(|i| FrontierEntry::link(url(&rules, i), 1, "http://seed.example/"));
+                    .map(|i| FrontierEntry::link(url(&rules, i), 1, "http://seed.example/"))
+                    .collect();
                 enqueued += frontier
                     .offer_all(batch)?
                     .into_iter()
@@ -64,7 +66,8 @@ fn child(mode: &str, urls: usize) -> anyhow::Result<()> {
             // A repeat of every 10th URL must be caught.
             let repeats = (0..urls)
                 .step_by(10)
-                .map(|i| FrontierEntry::link(url(&rules, i), 1, "http://seed.example/"));
+                .map(|i| FrontierEntry::link(url(&rules, i), 1, "http://seed.example/"))
+                .collect();
             let caught = frontier
                 .offer_all(repeats)?
                 .into_iter()

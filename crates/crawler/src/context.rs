@@ -1,0 +1,61 @@
+//! What every part of the engine shares: the [`Engine`] (configuration, the storage seams,
+//! the archive and crawl-log sinks, live counts). The crawl loop (`engine.rs`) and the page
+//! handler (`page.rs`) both build on it.
+
+use std::collections::HashMap;
+use std::sync::atomic::AtomicU64;
+use std::sync::{Arc, Mutex};
+
+use dedupcrawl_archive::{CdxjWriter, WarcWriter};
+use dedupcrawl_fetch::Fetcher;
+use dedupcrawl_frontier::{CanonicalizationRules, FrontierStore, RobotsCache, RobotsConfig};
+use dedupcrawl_pipeline::DedupStage;
+
+use crate::config::{CrawlConfig, ResolvedSite};
+use crate::crawl_log::CrawlLog;
+use crate::crawl_state::CrawlStateStore;
+use crate::host_health::{GivenUpHost, HostHealth};
+use crate::report::CrawlReport;
+
+pub(crate) struct ArchiveSink {
+    pub(crate) warc: WarcWriter,
+    pub(crate) cdxj: CdxjWriter,
+}
+
+pub(crate) struct LogSink {
+    pub(crate) log: CrawlLog,
+    pub(crate) report: CrawlReport,
+}
+
+/// Live counts for the progress bar.
+#[derive(Default)]
+pub(crate) struct Progress {
+    pub(crate) fetched: AtomicU64,
+    pub(crate) archived: AtomicU64,
+    pub(crate) duplicates: AtomicU64,
+    pub(crate) errors: AtomicU64,
+}
+
+/// Everything a worker needs, shared.
+pub(crate) struct Engine {
+    pub(crate) config: CrawlConfig,
+    pub(crate) sites: Vec<ResolvedSite>,
+    pub(crate) rules: CanonicalizationRules,
+    pub(crate) frontier: Box<dyn FrontierStore>,
+    pub(crate) fetcher: Fetcher,
+    pub(crate) stage: DedupStage,
+    pub(crate) robots: RobotsCache,
+    pub(crate) robots_config: RobotsConfig,
+    pub(crate) robots_locks: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
+    pub(crate) archive: Mutex<ArchiveSink>,
+    pub(crate) log: Mutex<LogSink>,
+    /// The engine's progress records (archived URLs, logged URLs, sitemaps read, checkpoint).
+    pub(crate) crawl_state: Arc<dyn CrawlStateStore>,
+    pub(crate) host_pages: Mutex<HashMap<String, u64>>,
+    pub(crate) progress: Progress,
+    /// Connection-level failures per host, and which hosts are given up for this run.
+    pub(crate) health: HostHealth,
+    pub(crate) given_up: Mutex<Vec<GivenUpHost>>,
+    /// Seeds with a crawl-log line from this run (a given-up host's seeds get one only if not).
+    pub(crate) seeds_logged: Mutex<std::collections::HashSet<String>>,
+}

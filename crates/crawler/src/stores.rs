@@ -1,0 +1,54 @@
+//! Where a crawl keeps its state: the three storage seams the engine sees (frontier, dedup
+//! index, crawl state) and the embedded backend that opens them all in `OUT/state/`.
+
+use std::sync::Arc;
+
+use dedupcrawl_frontier::{Frontier, FrontierStore, PolitenessConfig};
+use dedupcrawl_index::{DedupIndex, IndexConfig, SledDedupIndex};
+
+use crate::crawl_state::CrawlStateStore;
+use crate::error::CrawlError;
+use crate::sled_crawl_state::SledCrawlState;
+
+/// The dedup index's document log, inside `state/` next to the sled files it commits with.
+const INDEX_DOCUMENT_LOG: &str = "dedup-documents.log";
+/// sled page cache of the crawl state (`OUT/state/`).
+const STATE_CACHE_BYTES: u64 = 64 * 1024 * 1024;
+
+/// A crawl's stores, as traits.
+pub(crate) struct CrawlStores {
+    pub(crate) frontier: Box<dyn FrontierStore>,
+    pub(crate) index: Arc<dyn DedupIndex>,
+    pub(crate) crawl_state: Arc<dyn CrawlStateStore>,
+}
+
+impl CrawlStores {
+    /// The embedded backend: one sled database in `state_dir` holds the frontier's, the
+    /// index's and the crawl state's trees; the seen-URL set and the index's document log are
+    /// files next to it.
+    pub(crate) fn open_embedded(
+        state_dir: &std::path::Path,
+        politeness: PolitenessConfig,
+        index_config: IndexConfig,
+    ) -> Result<CrawlStores, CrawlError> {
+        // sled's default page cache is 1 GB; the state's hot part (frontier heads, the seen
+        // set's recent keys, index records of candidates) fits in far less, and RSS matters.
+        let db = sled::Config::new()
+            .path(state_dir)
+            .cache_capacity(STATE_CACHE_BYTES)
+            .flush_every_ms(Some(100))
+            .open()?;
+        let frontier = Frontier::open(&db, state_dir.join("seen"), politeness)?;
+        let index = SledDedupIndex::open_in(
+            db.clone(),
+            &state_dir.join(INDEX_DOCUMENT_LOG),
+            index_config,
+        )?;
+        let crawl_state = SledCrawlState::open(&db)?;
+        Ok(CrawlStores {
+            frontier: Box::new(frontier),
+            index: Arc::new(index),
+            crawl_state: Arc::new(crawl_state),
+        })
+    }
+}

@@ -1,0 +1,77 @@
+//! What a frontier backend stores: the narrow interface the polite scheduling
+//! ([`crate::PoliteFrontier`]) works over. Each backend makes every call atomic on its own
+//! (a sled transaction, a PostgreSQL transaction); the scheduling calls it with its lock held.
+
+use std::time::Duration;
+
+use crate::canonical::CanonicalUrl;
+use crate::entry::{FrontierEntry, Lease, OfferOutcome};
+use crate::error::FrontierError;
+
+/// Which end of its host queue an entry goes back to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QueueEnd {
+    Front,
+    Back,
+}
+
+/// Counts a backend keeps.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct StoredCounts {
+    pub queued: u64,
+    pub delayed: u64,
+    pub seen: u64,
+}
+
+/// The queues, the seen set, leases, retries and host delays of one frontier.
+pub trait QueueStorage: Send + Sync {
+    /// At open: entries this worker leased and never completed (a crashed process) go back to
+    /// the front of their host queues, the oldest lease first in the queue. Returns the hosts
+    /// with queued URLs, in byte order of their names.
+    fn recover(&self) -> Result<Vec<String>, FrontierError>;
+    /// Enqueues at the back of its host queue each entry whose URL was never seen (duplicates
+    /// within the batch count as seen), and adds it to the seen set, atomically.
+    fn offer(&self, entries: Vec<FrontierEntry>) -> Result<Vec<OfferOutcome>, FrontierError>;
+    fn contains(&self, url: &CanonicalUrl) -> Result<bool, FrontierError>;
+    /// Adds the URL to the seen set; whether it was new.
+    fn mark_seen(&self, url: &CanonicalUrl) -> Result<bool, FrontierError>;
+    /// Leases the first entry of the host queue; the lease and whether more remain queued.
+    fn lease_front(&self, host: &str) -> Result<Option<(Lease, bool)>, FrontierError>;
+    /// Whether the lease is out (not completed).
+    fn is_leased(&self, lease_id: u64) -> Result<bool, FrontierError>;
+    /// Ends a lease: the URL is done.
+    fn finish(&self, lease_id: u64) -> Result<(), FrontierError>;
+    /// Ends a lease: the entry (with `attempts` failed tries) goes back to its host queue.
+    fn requeue(
+        &self,
+        lease_id: u64,
+        entry: FrontierEntry,
+        attempts: u8,
+        end: QueueEnd,
+    ) -> Result<(), FrontierError>;
+    /// Ends a lease: the entry waits until `due_unix_ms`, then rejoins the back of its queue.
+    fn delay(
+        &self,
+        lease_id: u64,
+        entry: FrontierEntry,
+        attempts: u8,
+        due_unix_ms: u64,
+    ) -> Result<(), FrontierError>;
+    /// Moves up to `limit` waiting entries due at `now_unix_ms` to the back of their queues;
+    /// their hosts, one per entry, in due order.
+    fn promote_due(&self, now_unix_ms: u64, limit: usize) -> Result<Vec<String>, FrontierError>;
+    /// When the next waiting entry is due.
+    fn first_due(&self) -> Result<Option<u64>, FrontierError>;
+    /// Moves every waiting entry of the host to the back of its queue; how many.
+    fn release_delayed_of_host(&self, host: &str) -> Result<usize, FrontierError>;
+    /// The host's stored delay (set above the minimum).
+    fn stored_host_delay(&self, host: &str) -> Result<Option<Duration>, FrontierError>;
+    /// Stores the host's delay, or forgets it (`None`).
+    fn set_stored_host_delay(
+        &self,
+        host: &str,
+        delay: Option<Duration>,
+    ) -> Result<(), FrontierError>;
+    fn counts(&self) -> Result<StoredCounts, FrontierError>;
+    fn flush(&self) -> Result<(), FrontierError>;
+}

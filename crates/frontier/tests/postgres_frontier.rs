@@ -1,0 +1,148 @@
+//! The shared [`FrontierStore`] behaviour suite on the PostgreSQL backend: a fresh database
+//! per case on the server `DEDUPCRAWL_TEST_POSTGRES` names (fails without one).
+
+mod postgres_support;
+mod store_suite;
+
+use dedupcrawl_frontier::{
+    DEFAULT_LEASE, FrontierStore, PolitenessConfig, PostgresFrontierConfig, PostgresFrontierStore,
+};
+
+/// One worker of one crawl in a database of its own; reopening is the same worker restarting.
+struct Postgres {
+    url: String,
+}
+
+impl store_suite::Backend for Postgres {
+    fn open(&self, politeness: PolitenessConfig) -> Box<dyn FrontierStore> {
+        let config = PostgresFrontierConfig {
+            url: self.url.clone(),
+            crawl: "suite".into(),
+            worker: "worker-1".into(),
+            lease: DEFAULT_LEASE,
+        };
+        Box::new(PostgresFrontierStore::connect(&config, politeness).expect("connect"))
+    }
+}
+
+fn postgres() -> Box<dyn store_suite::Backend> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let url = runtime.block_on(postgres_support::fresh_database());
+    Box::new(Postgres { url })
+}
+
+frontier_store_suite!(postgres);
+
+fn shared_politeness() -> PolitenessConfig {
+    PolitenessConfig {
+        min_delay: std::time::Duration::ZERO,
+        per_host_concurrency: 100,
+        global_concurrency: 1000,
+        ..PolitenessConfig::default()
+    }
+}
+
+/// A worker of the crawl `shared` in the database at `url`, with this lease.
+fn worker(url: &str, name: &str, lease: std::time::Duration) -> PostgresFrontierStore {
+    let config = PostgresFrontierConfig {
+        url: url.to_string(),
+        crawl: "shared".into(),
+        worker: name.into(),
+        lease,
+    };
+    PostgresFrontierStore::connect(&config, shared_politeness()).expect("connect")
+}
+
+fn fresh_url() -> String {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    runtime.block_on(postgres_support::fresh_database())
+}
+
+fn entry(i: usize) -> dedupcrawl_frontier::FrontierEntry {
+    let url = format!("http://h{}.example/{i}", i % 3)
+        .parse()
+        .expect("a URL");
+    dedupcrawl_frontier::FrontierEntry::seed(url)
+}
+
+/// Leases everything ready now.
+fn drain(store: &PostgresFrontierStore) -> Vec<dedupcrawl_frontier::Lease> {
+    let mut leases = Vec::new();
+    while let dedupcrawl_frontier::NextUrl::Ready(lease) =
+        store.next_ready(std::time::Instant::now()).expect("next")
+    {
+        leases.push(lease);
+    }
+    leases
+}
+
+#[test]
+fn two_workers_never_lease_the_same_url() {
+    let url = fresh_url();
+    let a = worker(&url, "worker-a", DEFAULT_LEASE);
+    let b = worker(&url, "worker-b", DEFAULT_LEASE);
+    // Both offer the same URLs: each is enqueued once.
+    let outcomes_a = a.offer_all((0..60).map(entry).collect()).expect("offer");
+    let outcomes_b = b.offer_all((0..60).map(entry).collect()).expect("offer");
+    let enqueued = outcomes_a
+        .iter()
+        .chain(&outcomes_b)
+        .filter(|o| **o == dedupcrawl_frontier::OfferOutcome::Enqueued)
+        .count();
+    assert_eq!(enqueued, 60);
+    let (leases_a, leases_b) = std::thread::scope(|scope| {
+        let from_a = scope.spawn(|| drain(&a));
+        let from_b = scope.spawn(|| drain(&b));
+        (from_a.join().expect("a"), from_b.join().expect("b"))
+    });
+    let mut urls: Vec<String> = leases_a
+        .iter()
+        .chain(&leases_b)
+        .map(|lease| lease.url().to_string())
+        .collect();
+    urls.sort();
+    let total = urls.len();
+    urls.dedup();
+    assert_eq!(
+        (total, urls.len()),
+        (60, 60),
+        "every URL leased exactly once"
+    );
+    // A worker cannot complete the other's lease: the write is fenced on the owner.
+    let lease = leases_a
+        .first()
+        .or(leases_b.first())
+        .expect("some lease")
+        .clone();
+    let other = if leases_a.is_empty() { &a } else { &b };
+    assert!(matches!(
+        other.complete(lease, dedupcrawl_frontier::HostOutcome::Done),
+        Err(dedupcrawl_frontier::FrontierError::UnknownLease(_))
+    ));
+}
+
+#[test]
+fn a_dead_workers_leases_come_back_when_they_expire() {
+    let url = fresh_url();
+    let lease = std::time::Duration::from_millis(300);
+    let a = worker(&url, "worker-a", lease);
+    a.offer_all((0..6).map(entry).collect()).expect("offer");
+    assert_eq!(drain(&a).len(), 6);
+    drop(a); // the worker dies with its leases out
+    let b = worker(&url, "worker-b", lease);
+    assert!(drain(&b).is_empty(), "the leases of a worker still hold");
+    drop(b);
+    std::thread::sleep(lease + std::time::Duration::from_millis(100));
+    // A worker opening the crawl sweeps expired leases back into their queues.
+    let b = worker(&url, "worker-b", lease);
+    let mut urls: Vec<String> = drain(&b).iter().map(|l| l.url().to_string()).collect();
+    urls.sort();
+    assert_eq!(urls.len(), 6, "{urls:?}");
+    assert_eq!(b.stats().expect("stats").seen, 6);
+}

@@ -1,0 +1,53 @@
+//! What a backend of the index stores: the narrow interface the decision algorithm
+//! (`decision.rs`) reads and writes. A second backend implements this and gets the same
+//! decisions; the engine keeps seeing only [`crate::DedupIndex`].
+
+use crate::IndexError;
+use crate::record::{DocumentId, StoredDocument};
+
+/// Members a backend keeps per LSH bucket (per band and bucket key): later ones are not
+/// candidates. Part of the contract: every backend must cap alike to decide alike.
+pub(crate) const MAX_BUCKET_MEMBERS: usize = 1024;
+/// Postings a backend keeps per sampled shingle: one that common is template, not content.
+pub(crate) const MAX_POSTINGS_PER_SAMPLE: usize = 256;
+
+/// One backend's storage, held exclusively for one decision (the caller makes a whole
+/// `DecisionAlgorithm::check` atomic: a mutex, a transaction with a lock). Reads see every earlier [`append`](IndexStorage::append) of the same holder.
+///
+/// What a backend indexes when a record is appended:
+/// * every record (originals and cluster members): its LSH band keys (bucket key = the low 32
+///   bits of each band hash, at most [`MAX_BUCKET_MEMBERS`] members per bucket, in insertion
+///   order), the first id per 64-bit payload-digest key and per 64-bit token-digest key;
+/// * originals only (`link` is `None`): containment postings for the posted values of its
+///   MOD_m sample (`posted_samples`: the most divisible ones; at most
+///   [`MAX_POSTINGS_PER_SAMPLE`] per value, in insertion order) and its block fingerprints in
+///   the per-host block counts.
+///
+/// Durability is the backend's: [`crate::DedupIndex::flush`] says when appends are on disk.
+pub(crate) trait IndexStorage {
+    /// The record stored under `id`, `None` if there is none (never was, or removed).
+    fn document(&self, id: DocumentId) -> Result<Option<StoredDocument>, IndexError>;
+    /// The distinct members of the buckets of `band_keys`, band by band, each bucket in
+    /// insertion order, at most `limit` in all.
+    fn lsh_candidates(
+        &self,
+        band_keys: &[u64],
+        limit: usize,
+    ) -> Result<Vec<DocumentId>, IndexError>;
+    /// The originals posted under one sampled shingle value, in insertion order.
+    fn posting_members(&self, sample_value: u64) -> Result<Vec<DocumentId>, IndexError>;
+    /// The first document indexed under a 64-bit payload-digest key.
+    fn payload_match(&self, key: u64) -> Result<Option<DocumentId>, IndexError>;
+    /// The first document indexed under a 64-bit token-digest key.
+    fn token_match(&self, key: u64) -> Result<Option<DocumentId>, IndexError>;
+    /// The id the next [`append`](IndexStorage::append) must use (ids are dense, ascending).
+    fn next_id(&self) -> Result<DocumentId, IndexError>;
+    /// Stores a record under `record.id` (= [`next_id`](IndexStorage::next_id)) and indexes
+    /// it as described above.
+    fn append(&mut self, record: StoredDocument) -> Result<(), IndexError>;
+    /// On how many originals of `host` each block fingerprint was seen (saturating at
+    /// [`crate::block_counts::COUNT_CAP`]).
+    fn block_page_counts(&self, host: &str, fingerprints: &[u64]) -> Result<Vec<u32>, IndexError>;
+    /// How many originals of `host` are indexed (saturating like block counts).
+    fn host_page_count(&self, host: &str) -> Result<u32, IndexError>;
+}

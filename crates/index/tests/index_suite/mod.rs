@@ -1,0 +1,400 @@
+//! The behaviour every [`DedupIndex`] backend must show: decisions (exact, near, contained,
+//! new), lookups and removal, atomic check-and-insert under concurrency, reopening, cluster
+//! links, small documents. Each case takes a function that makes a [`Backend`] on fresh
+//! state; [`dedup_index_suite!`] turns every case into a `#[test]` for one backend (the
+//! embedded one in `tests/index.rs`).
+
+use std::sync::{Arc, Barrier};
+
+use dedupcrawl_index::{DedupDecision, DedupIndex, DocumentFingerprint, ExactBasis};
+use dedupcrawl_sketch::{MinHasher, ModSample, PayloadDigest, TokenDigest, shingle_set};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+/// A backend under test, on state of its own, with the default [`dedupcrawl_index::IndexConfig`].
+/// [`open`](Backend::open) opens an index on that state; opening again after the last handle
+/// was dropped is a restart.
+pub trait Backend {
+    fn open(&self) -> Arc<dyn DedupIndex>;
+}
+
+/// One `#[test]` per case of the suite, for the backend `$new_backend` makes
+/// (`fn() -> Box<dyn Backend>`).
+#[macro_export]
+macro_rules! dedup_index_suite {
+    ($new_backend:expr) => {
+        $crate::dedup_index_suite!(@cases $new_backend; decisions_exact_near_contained_and_new, lookup_does_not_insert_and_remove_forgets, concurrent_near_duplicates_never_both_come_back_new, reopened_index_remembers_and_rebuilds_buckets, near_duplicates_link_to_the_closest_page_and_stay_in_its_cluster, a_page_only_like_a_duplicate_and_not_like_any_original_is_new, small_documents_are_verified_by_exact_resemblance);
+    };
+    (@cases $new_backend:expr; $($case:ident),*) => {
+        $(
+            #[test]
+            fn $case() {
+                index_suite::$case($new_backend);
+            }
+        )*
+    };
+}
+
+pub fn tokens(seed: u64, n: usize) -> Vec<u64> {
+    let mut rng = StdRng::seed_from_u64(seed);
+    (0..n).map(|_| rng.random_range(0..5_000u64)).collect()
+}
+
+pub fn document(name: &str, token_hashes: &[u64]) -> DocumentFingerprint {
+    let shingles = shingle_set(token_hashes, 5);
+    DocumentFingerprint {
+        tokens: Some(TokenDigest::of(token_hashes)),
+        signature: MinHasher::new(128).signature(&shingles),
+        mod_sample: Some(ModSample::from_shingles(&shingles)),
+        ..DocumentFingerprint::new(name, "example.org", PayloadDigest::of(name.as_bytes()))
+    }
+}
+
+/// `base` with `edits` positions replaced (a near-duplicate for small `edits`).
+pub fn edited(base: &[u64], edits: usize, seed: u64) -> Vec<u64> {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut out = base.to_vec();
+    for _ in 0..edits {
+        let at = rng.random_range(0..out.len());
+        out[at] = 1_000_000 + rng.random_range(0..1_000_000u64);
+    }
+    out
+}
+
+/// A document given as its shingle set, small enough to be compared exactly.
+pub fn small_document(name: &str, shingles: &[u64]) -> DocumentFingerprint {
+    DocumentFingerprint {
+        signature: MinHasher::new(128).signature(shingles),
+        ..DocumentFingerprint::new(name, "example.org", PayloadDigest::of(name.as_bytes()))
+    }
+    .with_small_shingles(shingles)
+}
+
+/// The id a fresh, unrelated document gets.
+pub fn fresh_id(index: &dyn DedupIndex) -> u32 {
+    match index
+        .check_and_insert(&document("fresh", &tokens(9_999, 600)))
+        .unwrap()
+    {
+        DedupDecision::New { id: Some(id), .. } => id,
+        other => panic!("not new: {other:?}"),
+    }
+}
+
+pub fn decisions_exact_near_contained_and_new(new_backend: fn() -> Box<dyn Backend>) {
+    let backend = new_backend();
+    let index = backend.open();
+    let base = tokens(1, 2000);
+    assert!(
+        index
+            .check_and_insert(&document("base", &base))
+            .unwrap()
+            .is_new()
+    );
+
+    // Same bytes.
+    let mut same_bytes = document("copy", &tokens(99, 10));
+    same_bytes.payload = PayloadDigest::of(b"base");
+    match index.check_and_insert(&same_bytes).unwrap() {
+        DedupDecision::ExactDuplicate { of, basis } => {
+            assert_eq!((of.name.as_str(), basis), ("base", ExactBasis::Payload))
+        }
+        other => panic!("{other:?}"),
+    }
+    // Other bytes, same tokens.
+    match index
+        .check_and_insert(&document("retemplated", &base))
+        .unwrap()
+    {
+        DedupDecision::ExactDuplicate { of, basis } => {
+            assert_eq!(
+                (of.name.as_str(), basis),
+                ("base", ExactBasis::NormalizedText)
+            )
+        }
+        other => panic!("{other:?}"),
+    }
+    // A few edits.
+    match index
+        .check_and_insert(&document("edited", &edited(&base, 10, 2)))
+        .unwrap()
+    {
+        DedupDecision::NearDuplicate { of, similarity } => {
+            assert_eq!(of.name, "base");
+            assert!(similarity > 0.9, "{similarity}");
+        }
+        other => panic!("{other:?}"),
+    }
+    // A fifth of the document on its own page: contained.
+    match index
+        .check_and_insert(&document("part", &base[..800]))
+        .unwrap()
+    {
+        DedupDecision::Contained {
+            within,
+            containment,
+        } => {
+            assert_eq!(within.name, "base");
+            assert!(containment >= 0.9, "{containment}");
+        }
+        other => panic!("{other:?}"),
+    }
+    // Unrelated.
+    assert!(
+        index
+            .check_and_insert(&document("other", &tokens(3, 2000)))
+            .unwrap()
+            .is_new()
+    );
+    // A larger page around a known one is new, and says what it contains.
+    let mut around = tokens(4, 1500);
+    around.extend_from_slice(&tokens(3, 2000));
+    match index
+        .check_and_insert(&document("around", &around))
+        .unwrap()
+    {
+        DedupDecision::New {
+            id: Some(_),
+            contains,
+        } if contains.len() == 1 => {
+            let (inner, c) = &contains[0];
+            assert_eq!(inner.name, "other");
+            assert!(*c >= 0.9);
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(index.stats().unwrap().documents, 3);
+}
+
+pub fn lookup_does_not_insert_and_remove_forgets(new_backend: fn() -> Box<dyn Backend>) {
+    let backend = new_backend();
+    let index = backend.open();
+    let doc = document("a", &tokens(5, 500));
+    assert!(matches!(
+        index.lookup(&doc).unwrap(),
+        DedupDecision::New { id: None, .. }
+    ));
+    assert!(matches!(
+        index.lookup(&doc).unwrap(),
+        DedupDecision::New { id: None, .. }
+    ));
+    let DedupDecision::New { id: Some(id), .. } = index.check_and_insert(&doc).unwrap() else {
+        panic!("not new")
+    };
+    assert!(!index.lookup(&doc).unwrap().is_new());
+    assert!(index.remove(id).unwrap());
+    assert!(!index.remove(id).unwrap());
+    assert!(
+        index
+            .lookup(&document("b", &tokens(5, 500)))
+            .unwrap()
+            .is_new()
+    );
+    assert!(index.check_and_insert(&doc).unwrap().is_new());
+}
+
+pub fn concurrent_near_duplicates_never_both_come_back_new(new_backend: fn() -> Box<dyn Backend>) {
+    let backend = new_backend();
+    let index = backend.open();
+    for round in 0..20u64 {
+        let base = tokens(1000 + round, 1000);
+        let threads = 8;
+        let barrier = Arc::new(Barrier::new(threads));
+        let handles: Vec<_> = (0..threads as u64)
+            .map(|t| {
+                let (index, barrier) = (index.clone(), barrier.clone());
+                let doc = document(&format!("r{round}-t{t}"), &edited(&base, 5, t));
+                std::thread::spawn(move || {
+                    barrier.wait();
+                    index.check_and_insert(&doc).unwrap().is_new()
+                })
+            })
+            .collect();
+        let new = handles
+            .into_iter()
+            .map(|h| h.join().unwrap())
+            .filter(|&is_new| is_new)
+            .count();
+        assert_eq!(
+            new, 1,
+            "round {round}: {new} of 8 near-duplicates came back new"
+        );
+    }
+    assert_eq!(index.stats().unwrap().documents, 20);
+}
+
+pub fn reopened_index_remembers_and_rebuilds_buckets(new_backend: fn() -> Box<dyn Backend>) {
+    let backend = new_backend();
+    let base = tokens(7, 1000);
+    {
+        let index = backend.open();
+        for i in 0..50 {
+            index
+                .check_and_insert(&document(&format!("d{i}"), &tokens(100 + i, 800)))
+                .unwrap();
+        }
+        index.check_and_insert(&document("base", &base)).unwrap();
+        index.flush().unwrap();
+    }
+    let index = backend.open();
+    assert_eq!(index.stats().unwrap().documents, 51);
+    match index
+        .check_and_insert(&document("again", &edited(&base, 5, 1)))
+        .unwrap()
+    {
+        DedupDecision::NearDuplicate { of, .. } => assert_eq!(of.name, "base"),
+        other => panic!("{other:?}"),
+    }
+    // Ids continue after the stored ones (and the near duplicate "again", kept as a member).
+    assert_eq!(fresh_id(index.as_ref()), 52);
+}
+
+pub fn near_duplicates_link_to_the_closest_page_and_stay_in_its_cluster(
+    new_backend: fn() -> Box<dyn Backend>,
+) {
+    let backend = new_backend();
+    let base = tokens(7, 2000);
+    // J(a, x) ≈ 0.9; b is a with 3 more edits: J(b, a) ≈ 0.985, J(b, x) ≈ 0.89.
+    let a = edited(&base, 20, 1);
+    let b = edited(&a, 3, 2);
+    let x_id;
+    let a_similarity;
+    {
+        let index = backend.open();
+        let DedupDecision::New { id: Some(id), .. } =
+            index.check_and_insert(&document("x", &base)).unwrap()
+        else {
+            panic!("x is new")
+        };
+        x_id = id;
+        let DedupDecision::NearDuplicate { of, similarity } =
+            index.check_and_insert(&document("a", &a)).unwrap()
+        else {
+            panic!("a is a near duplicate of x")
+        };
+        assert_eq!((of.name.as_str(), of.cluster), ("x", x_id));
+        a_similarity = similarity;
+        match index.check_and_insert(&document("b", &b)).unwrap() {
+            DedupDecision::NearDuplicate { of, similarity } => {
+                assert_eq!((of.name.as_str(), of.cluster), ("a", x_id));
+                assert!(similarity > a_similarity, "{similarity} vs {a_similarity}");
+            }
+            other => panic!("b should name a, its closest page: {other:?}"),
+        }
+        index.flush().unwrap();
+    }
+    let index = backend.open();
+    // The same page again gets the answer it got (a resumed crawl, a second run)...
+    match index.check_and_insert(&document("a", &a)).unwrap() {
+        DedupDecision::NearDuplicate { of, similarity } => {
+            assert_eq!(of.name, "x");
+            assert_eq!(similarity, a_similarity);
+        }
+        other => panic!("{other:?}"),
+    }
+    // ...an exact copy of a member is an exact duplicate of it, in its cluster...
+    match index.check_and_insert(&document("a-copy", &a)).unwrap() {
+        DedupDecision::ExactDuplicate { of, basis } => {
+            assert_eq!((of.name.as_str(), of.cluster), ("a", x_id));
+            assert_eq!(basis, ExactBasis::NormalizedText);
+        }
+        other => panic!("{other:?}"),
+    }
+    // ...and a reopened index still finds the members.
+    match index
+        .check_and_insert(&document("b2", &edited(&a, 3, 3)))
+        .unwrap()
+    {
+        DedupDecision::NearDuplicate { of, .. } => {
+            assert!(["a", "b"].contains(&of.name.as_str()), "{}", of.name);
+            assert_eq!(of.cluster, x_id);
+        }
+        other => panic!("{other:?}"),
+    }
+    // x, a, b, b2 hold ids 0..4: the repeated "a" and the exact copy recorded nothing.
+    assert_eq!(fresh_id(index.as_ref()), 4);
+    assert_eq!(index.stats().unwrap().documents, 2);
+}
+
+pub fn a_page_only_like_a_duplicate_and_not_like_any_original_is_new(
+    new_backend: fn() -> Box<dyn Backend>,
+) {
+    // Small sets: resemblance is exact. x; a = x with 8 of 100 replaced (J 0.85); b = a with
+    // 8 more replaced: J(b, a) = 0.85 but J(b, x) = 0.72. b must be archived, not dropped as
+    // "like a page that was itself dropped".
+    let backend = new_backend();
+    let index = backend.open();
+    let mut rng = StdRng::seed_from_u64(5);
+    let x: Vec<u64> = (0..100).map(|_| rng.random()).collect();
+    let mut a = x.clone();
+    let mut b = x.clone();
+    for i in 0..8 {
+        a[i] = rng.random();
+        b[i] = a[i];
+        b[50 + i] = rng.random();
+    }
+    assert!(
+        index
+            .check_and_insert(&small_document("x", &x))
+            .unwrap()
+            .is_new()
+    );
+    match index.check_and_insert(&small_document("a", &a)).unwrap() {
+        DedupDecision::NearDuplicate { of, .. } => assert_eq!(of.name, "x"),
+        other => panic!("{other:?}"),
+    }
+    assert!(
+        index
+            .check_and_insert(&small_document("b", &b))
+            .unwrap()
+            .is_new(),
+        "b is 0.72 like x, the only original"
+    );
+    // b is an original now: a page like b names it.
+    let mut c = b.clone();
+    c[99] = rng.random();
+    match index.check_and_insert(&small_document("c", &c)).unwrap() {
+        DedupDecision::NearDuplicate { of, .. } => assert_eq!(of.name, "b"),
+        other => panic!("{other:?}"),
+    }
+}
+
+pub fn small_documents_are_verified_by_exact_resemblance(new_backend: fn() -> Box<dyn Backend>) {
+    let backend = new_backend();
+    let index = backend.open();
+    let mut rng = StdRng::seed_from_u64(21);
+    let mut flagged_below = 0;
+    for round in 0..200 {
+        // 40 shared shingles, plus 4 (J ≈ 0.83) or 12 (J ≈ 0.62) of each document's own.
+        let common: Vec<u64> = (0..40).map(|_| rng.random()).collect();
+        let own = if round % 2 == 0 { 4 } else { 12 };
+        let mut a = common.clone();
+        let mut b = common.clone();
+        a.extend((0..own).map(|_| rng.random::<u64>()));
+        b.extend((0..own).map(|_| rng.random::<u64>()));
+        a.sort_unstable();
+        b.sort_unstable();
+        let truth = dedupcrawl_sketch::jaccard(&a, &b);
+        index
+            .check_and_insert(&small_document(&format!("a{round}"), &a))
+            .unwrap();
+        match index
+            .check_and_insert(&small_document(&format!("b{round}"), &b))
+            .unwrap()
+        {
+            DedupDecision::NearDuplicate { similarity, .. } => {
+                assert!(
+                    (similarity - truth).abs() < 1e-9,
+                    "{similarity} vs exact {truth}"
+                );
+                flagged_below += (truth < 0.8) as usize;
+            }
+            DedupDecision::New { .. } => {
+                // Only a pair below the threshold (or one LSH missed) may come back new.
+                assert!(truth < 0.8 || round % 2 == 0, "{truth}");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    assert_eq!(flagged_below, 0);
+}
