@@ -98,6 +98,9 @@ mod host_health;
 mod mutex;
 mod output_paths;
 mod page;
+// Tested here; the engine opens it once `--store postgres://` is wired (next step).
+#[cfg_attr(not(test), allow(dead_code))]
+mod postgres_crawl_state;
 mod report;
 mod resume;
 mod sled_crawl_state;
