@@ -98,8 +98,6 @@ mod host_health;
 mod mutex;
 mod output_paths;
 mod page;
-// Tested here; the engine opens it once `--store postgres://` is wired (next step).
-#[cfg_attr(not(test), allow(dead_code))]
 mod postgres_crawl_state;
 mod report;
 mod resume;
@@ -110,7 +108,7 @@ mod watchdog;
 pub use config::{
     ArchiveSettings, CanonicalizationSettings, ConfigOverrides, CrawlConfig, CrawlSettings,
     FetchSettings, NearDuplicatePolicy, NonHtmlPolicy, Oversize, ResolvedSite, ScopeSettings,
-    SiteConfig,
+    SiteConfig, StoreSettings,
 };
 pub use crawl_log::{CrawlLog, Decision, HOST_GIVEN_UP_NOTE, LogLine, read_crawl_log};
 pub use engine::run_crawl;
