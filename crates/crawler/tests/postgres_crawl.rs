@@ -62,3 +62,67 @@ async fn crawl_of_the_fixture_site_on_postgres_archives_each_distinct_page_once(
         assert!(rows > 0, "no {table} rows for the crawl");
     }
 }
+
+/// Two workers (two engines with their own `out`, one crawl name) crawl the fixture site at
+/// once: every distinct page is archived exactly once across both outputs, and each duplicate
+/// group once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_workers_on_one_crawl_archive_each_distinct_page_once_between_them() {
+    let site = TestSite::start_with(site_options())
+        .await
+        .expect("site starts");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (server, crawl) = (server_url(), fresh_crawl());
+    let outs = [dir.path().join("w1"), dir.path().join("w2")];
+    let workers: Vec<_> = outs
+        .iter()
+        .map(|out| {
+            let mut config = test_config(&site, out);
+            config.store.url = Some(server.clone());
+            config.store.crawl = Some(crawl.clone());
+            tokio::spawn(run_crawl(config))
+        })
+        .collect();
+    for worker in workers {
+        let report = worker.await.expect("worker task").expect("crawl runs");
+        eprintln!("{}", report.summary());
+    }
+    let mut responses: std::collections::HashMap<String, usize> = Default::default();
+    for out in &outs {
+        let own = responses_per_url(&read_warcs(out));
+        // Both take part: the second takes up the hosts the first queued.
+        assert!(!own.is_empty(), "{} archived nothing", out.display());
+        for (url, count) in own {
+            *responses.entry(url).or_default() += count;
+        }
+    }
+    let expected = site.expected();
+    let mut failures = Vec::new();
+    for (url, count) in &responses {
+        if *count != 1 {
+            failures.push(format!(
+                "{url}: {count} response records across both workers"
+            ));
+        }
+    }
+    for url in &expected.distinct_pages {
+        let count = responses.get(url).copied().unwrap_or(0);
+        if expected.group_of(url).is_none() && count != 1 {
+            failures.push(format!("{url}: {count} responses across both workers"));
+        }
+    }
+    for group in &expected.duplicate_groups {
+        let archived = group
+            .members
+            .iter()
+            .filter(|m| responses.get(*m).copied().unwrap_or(0) > 0)
+            .count();
+        if archived != 1 {
+            failures.push(format!(
+                "group {:?} {:?}: {archived} archived",
+                group.kind, group.members
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
+}
