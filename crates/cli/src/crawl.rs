@@ -49,6 +49,15 @@ pub struct CrawlArgs {
     /// User-Agent header (name the crawler and a contact URL).
     #[arg(long, value_name = "S")]
     pub user_agent: Option<String>,
+    /// Keep the crawl's state in PostgreSQL (`postgres://user@host:port/database`) instead of
+    /// `OUT/state/`: several workers started with the same --store and --crawl share one
+    /// crawl. Replaces `store.url`.
+    #[arg(long, value_name = "URL")]
+    pub store: Option<String>,
+    /// The crawl's name in the --store database (workers of one crawl use the same name).
+    /// Replaces `store.crawl`.
+    #[arg(long = "crawl", value_name = "NAME")]
+    pub crawl_name: Option<String>,
     /// Format of the log lines on stderr.
     #[arg(long, value_enum, default_value_t = LogFormat::Human)]
     pub log_format: LogFormat,
@@ -95,6 +104,8 @@ pub fn run(args: CrawlArgs) -> anyhow::Result<u8> {
         max_depth: args.max_depth,
         threshold: args.threshold,
         user_agent: args.user_agent,
+        store: args.store,
+        crawl_name: args.crawl_name,
     });
     config.validate()?;
     let out = config.crawl.out.clone();

@@ -29,6 +29,7 @@ pub struct CrawlConfig {
     pub canonicalization: CanonicalizationSettings,
     pub archive: ArchiveSettings,
     pub dedup: DedupSettings,
+    pub store: StoreSettings,
     /// `[[site]]` entries: seeds with their own scope and politeness.
     pub site: Vec<SiteConfig>,
 }
@@ -277,6 +278,60 @@ pub struct SiteConfig {
     pub threshold: Option<f64>,
 }
 
+/// `[store]`: where the crawl's state lives. Without `url`, in the embedded store
+/// (`OUT/state/`); with a `postgres://` URL, in PostgreSQL, keyed by `crawl` so that several
+/// workers (each with its own `out`) share one crawl and several crawls share one database.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct StoreSettings {
+    /// `postgres://user@host:port/database` (unset: the embedded store).
+    pub url: Option<String>,
+    /// The crawl's name in the database (required with `url`).
+    pub crawl: Option<String>,
+    /// This worker's name, stable across its restarts (unset: the absolute `crawl.out` path).
+    pub worker: Option<String>,
+}
+
+/// Where a crawl's state lives, resolved from [`StoreSettings`].
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum StoreLocation {
+    Embedded,
+    Postgres {
+        url: String,
+        crawl: String,
+        worker: Option<String>,
+    },
+}
+
+impl StoreSettings {
+    /// The location, or an error naming the key.
+    pub(crate) fn location(&self) -> Result<StoreLocation, CrawlError> {
+        let Some(url) = &self.url else {
+            return Ok(StoreLocation::Embedded);
+        };
+        if !(url.starts_with("postgres://") || url.starts_with("postgresql://")) {
+            return Err(CrawlError::ConfigValue(
+                "store.url must be a postgres:// URL (or unset for the embedded store)".into(),
+            ));
+        }
+        let crawl = match self.crawl.as_deref().map(str::trim) {
+            Some(crawl) if !crawl.is_empty() => crawl.to_string(),
+            _ => {
+                return Err(CrawlError::ConfigValue(
+                    "store.crawl (--crawl NAME) is required with a PostgreSQL store.url: \
+                     workers of one crawl use the same name"
+                        .into(),
+                ));
+            }
+        };
+        Ok(StoreLocation::Postgres {
+            url: url.clone(),
+            crawl,
+            worker: self.worker.clone(),
+        })
+    }
+}
+
 /// Command-line values that override config keys (`None` = keep the file's value).
 #[derive(Debug, Clone, Default)]
 pub struct ConfigOverrides {
@@ -289,6 +344,10 @@ pub struct ConfigOverrides {
     pub max_depth: Option<u32>,
     pub threshold: Option<f64>,
     pub user_agent: Option<String>,
+    /// `store.url`.
+    pub store: Option<String>,
+    /// `store.crawl`.
+    pub crawl_name: Option<String>,
 }
 
 /// A site ready for the engine: parsed seeds and compiled scope.
@@ -395,11 +454,18 @@ impl CrawlConfig {
         if let Some(user_agent) = overrides.user_agent {
             self.crawl.user_agent = user_agent;
         }
+        if let Some(url) = overrides.store {
+            self.store.url = Some(url);
+        }
+        if let Some(crawl) = overrides.crawl_name {
+            self.store.crawl = Some(crawl);
+        }
     }
 
     /// Checks every value; the error names the key. Called by the engine before any fetch.
     pub fn validate(&self) -> Result<(), CrawlError> {
         self.dedup.validate().map_err(CrawlError::ConfigValue)?;
+        self.store.location()?;
         let c = &self.crawl;
         if c.concurrency == 0 {
             return Err(CrawlError::ConfigValue(

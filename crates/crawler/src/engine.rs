@@ -18,6 +18,7 @@ use dedupcrawl_pipeline::DedupStage;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use tokio::task::JoinSet;
 
+use crate::config::StoreLocation;
 use crate::config::{CrawlConfig, ResolvedSite, seconds};
 use crate::context::{ArchiveSink, Engine, LogSink, Progress};
 use crate::crawl_log::{CrawlLog, Decision, HOST_GIVEN_UP_NOTE, LogLine};
@@ -86,11 +87,31 @@ impl Engine {
         std::fs::create_dir_all(&paths.state)
             .map_err(|e| CrawlError::io("create directory", &paths.state, e))?;
         let dedup_settings = config.index_dedup_settings(&sites);
-        let stores = CrawlStores::open_embedded(
-            &paths.state,
-            config.politeness(&sites)?,
-            dedup_settings.index_config(),
-        )?;
+        let stores = match config.store.location()? {
+            StoreLocation::Embedded => CrawlStores::open_embedded(
+                &paths.state,
+                config.politeness(&sites)?,
+                dedup_settings.index_config(),
+            )?,
+            StoreLocation::Postgres { url, crawl, worker } => {
+                // A worker's default name is its output directory: stable across restarts,
+                // distinct for workers sharing a machine.
+                let worker = match worker {
+                    Some(worker) => worker,
+                    None => std::path::absolute(&config.crawl.out)
+                        .map_err(|e| CrawlError::io("resolve", &config.crawl.out, e))?
+                        .display()
+                        .to_string(),
+                };
+                CrawlStores::open_postgres(
+                    &url,
+                    &crawl,
+                    &worker,
+                    config.politeness(&sites)?,
+                    dedup_settings.index_config(),
+                )?
+            }
+        };
         let stage = DedupStage::new(stores.index, dedup_settings);
         let fetcher = Fetcher::new(config.fetch_config()?)?;
         let crawl_state = stores.crawl_state;

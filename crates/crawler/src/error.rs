@@ -38,6 +38,12 @@ pub enum CrawlError {
     },
     #[error("crawl state (sled) failed: {0}")]
     State(#[from] sled::Error),
+    #[error("crawl state (PostgreSQL) cannot {action}: {source}")]
+    StatePostgres {
+        action: &'static str,
+        #[source]
+        source: sqlx::Error,
+    },
     #[error(transparent)]
     Frontier(#[from] dedupcrawl_frontier::FrontierError),
     #[error(transparent)]

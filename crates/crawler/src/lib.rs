@@ -98,6 +98,7 @@ mod host_health;
 mod mutex;
 mod output_paths;
 mod page;
+mod postgres_crawl_state;
 mod report;
 mod resume;
 mod sled_crawl_state;
@@ -107,7 +108,7 @@ mod watchdog;
 pub use config::{
     ArchiveSettings, CanonicalizationSettings, ConfigOverrides, CrawlConfig, CrawlSettings,
     FetchSettings, NearDuplicatePolicy, NonHtmlPolicy, Oversize, ResolvedSite, ScopeSettings,
-    SiteConfig,
+    SiteConfig, StoreSettings,
 };
 pub use crawl_log::{CrawlLog, Decision, HOST_GIVEN_UP_NOTE, LogLine, read_crawl_log};
 pub use engine::run_crawl;

@@ -1,13 +1,18 @@
 //! Where a crawl keeps its state: the three storage seams the engine sees (frontier, dedup
-//! index, crawl state) and the embedded backend that opens them all in `OUT/state/`.
+//! index, crawl state), opened either all embedded in `OUT/state/` or all in PostgreSQL
+//! (`[store] url`, `--store`), keyed by the crawl's name.
 
 use std::sync::Arc;
 
-use dedupcrawl_frontier::{Frontier, FrontierStore, PolitenessConfig};
-use dedupcrawl_index::{DedupIndex, IndexConfig, SledDedupIndex};
+use dedupcrawl_frontier::{
+    DEFAULT_LEASE, Frontier, FrontierStore, PolitenessConfig, PostgresFrontierConfig,
+    PostgresFrontierStore,
+};
+use dedupcrawl_index::{DedupIndex, IndexConfig, PostgresDedupIndex, SledDedupIndex};
 
 use crate::crawl_state::CrawlStateStore;
 use crate::error::CrawlError;
+use crate::postgres_crawl_state::PostgresCrawlState;
 use crate::sled_crawl_state::SledCrawlState;
 
 /// The dedup index's document log, inside `state/` next to the sled files it commits with.
@@ -45,6 +50,34 @@ impl CrawlStores {
             index_config,
         )?;
         let crawl_state = SledCrawlState::open(&db)?;
+        Ok(CrawlStores {
+            frontier: Box::new(frontier),
+            index: Arc::new(index),
+            crawl_state: Arc::new(crawl_state),
+        })
+    }
+
+    /// The PostgreSQL backend: the frontier, index and crawl state of `crawl` in the database
+    /// at `url` (each connects and applies the migrations; a newer schema is an error), as
+    /// `worker` (its leases and its own checkpoint).
+    pub(crate) fn open_postgres(
+        url: &str,
+        crawl: &str,
+        worker: &str,
+        politeness: PolitenessConfig,
+        index_config: IndexConfig,
+    ) -> Result<CrawlStores, CrawlError> {
+        let frontier = PostgresFrontierStore::connect(
+            &PostgresFrontierConfig {
+                url: url.to_string(),
+                crawl: crawl.to_string(),
+                worker: worker.to_string(),
+                lease: DEFAULT_LEASE,
+            },
+            politeness,
+        )?;
+        let index = PostgresDedupIndex::connect(url, crawl, index_config)?;
+        let crawl_state = PostgresCrawlState::connect(url, crawl, worker)?;
         Ok(CrawlStores {
             frontier: Box::new(frontier),
             index: Arc::new(index),

@@ -108,8 +108,15 @@ fn flags_override_keys() {
         max_depth: Some(1),
         threshold: Some(0.7),
         user_agent: Some("tester/1.0".into()),
+        store: Some("postgres://u@127.0.0.1:5432/db".into()),
+        crawl_name: Some("docs".into()),
     });
     config.validate().expect("valid");
+    assert_eq!(
+        config.store.url.as_deref(),
+        Some("postgres://u@127.0.0.1:5432/db")
+    );
+    assert_eq!(config.store.crawl.as_deref(), Some("docs"));
     assert_eq!(config.crawl.out, PathBuf::from("elsewhere"));
     assert_eq!(config.crawl.concurrency, 3);
     assert_eq!(config.crawl.per_host, 2);
@@ -128,4 +135,21 @@ fn flags_override_keys() {
 fn config_errors_are_typed() {
     let error = CrawlConfig::load(&config_file("does-not-exist.toml")).unwrap_err();
     assert!(matches!(error, CrawlError::ConfigRead { .. }));
+}
+
+#[test]
+fn a_postgres_store_needs_a_crawl_name_and_a_postgres_url() {
+    let mut config = CrawlConfig::default();
+    config.crawl.seeds = vec!["http://127.0.0.1:9/".into()];
+    config.store.url = Some("postgres://u@127.0.0.1:5432/db".into());
+    let error = config.validate().unwrap_err().to_string();
+    assert!(
+        error.contains("store.crawl") && error.contains("--crawl"),
+        "{error}"
+    );
+    config.store.crawl = Some("docs".into());
+    config.validate().expect("valid with a crawl name");
+    config.store.url = Some("mysql://u@h/db".into());
+    let error = config.validate().unwrap_err().to_string();
+    assert!(error.contains("store.url"), "{error}");
 }

@@ -29,6 +29,9 @@ use crate::store::FrontierStore;
 
 /// Due retries moved back to their queues per call of `next_ready` (bounds the work per call).
 const PROMOTE_BATCH: usize = 1024;
+/// How long a worker with nothing of its own waits before asking again while other workers
+/// of its crawl hold leases.
+const SHARED_WORK_POLL: Duration = Duration::from_millis(200);
 /// `next_ready` calls between two sweeps of idle hosts.
 const PRUNE_EVERY: u32 = 1024;
 
@@ -224,7 +227,22 @@ impl<Q: QueueStorage> FrontierStore for PoliteFrontier<Q> {
             .iter()
             .any(|(host, s)| s.has_queued && !given_up.contains(host))
         {
-            Ok(NextUrl::Busy)
+            return Ok(NextUrl::Busy);
+        }
+        // Nothing of this worker's own: work other workers of a shared crawl queued is taken
+        // up, and their fetches in flight may still add links, so the crawl is not over.
+        let shared = self.storage.shared_work()?;
+        let mut found = false;
+        for host in shared.queued_hosts {
+            if !inner.given_up.contains(&host) {
+                self.host_has_queued(&mut inner, &host, now)?;
+                found = true;
+            }
+        }
+        if found {
+            Ok(NextUrl::WaitUntil(now))
+        } else if shared.leased_elsewhere {
+            Ok(NextUrl::WaitUntil(now + SHARED_WORK_POLL))
         } else {
             Ok(NextUrl::Empty)
         }

@@ -13,6 +13,9 @@
 //! The calls are synchronous like the rest of the frontier: the store runs its queries on a
 //! small runtime of its own, so it may be called from plain threads and from async tasks alike.
 //!
+//! A worker with nothing of its own left takes up the hosts other workers queued, and does not
+//! call the crawl finished while they hold leases (`shared_work`).
+//!
 //! Not yet: lease renewal (a fetch longer than the lease may be handed to another worker once
 //! the lease expires) and politeness across workers (each worker keeps its own schedule).
 
@@ -28,7 +31,7 @@ use crate::error::FrontierError;
 use crate::polite_frontier::PoliteFrontier;
 use crate::politeness::PolitenessConfig;
 use crate::postgres_schema::connect_and_migrate;
-use crate::queue_storage::{QueueEnd, QueueStorage, StoredCounts};
+use crate::queue_storage::{QueueEnd, QueueStorage, SharedWork, StoredCounts};
 use crate::seen::seen_key;
 use crate::stored_entry::StoredEntry;
 
@@ -470,6 +473,37 @@ impl QueueStorage for PostgresQueue {
             }
             Ok((hosts, tx))
         })
+    }
+
+    fn shared_work(&self) -> Result<SharedWork, FrontierError> {
+        self.transaction(
+            "read other workers' work",
+            move |mut tx, crawl, worker| async move {
+                let queued_hosts: Vec<String> = sqlx::query_scalar(
+                    "SELECT host FROM (SELECT DISTINCT host FROM frontier_entry \
+                 WHERE crawl = $1 AND state = 'queued') AS queued \
+                 ORDER BY host COLLATE \"C\" LIMIT 10000",
+                )
+                .bind(&crawl)
+                .fetch_all(&mut *tx)
+                .await?;
+                let leased_elsewhere: bool = sqlx::query_scalar(
+                    "SELECT EXISTS (SELECT 1 FROM frontier_entry WHERE crawl = $1 \
+                 AND state = 'leased' AND lease_owner <> $2 AND lease_expires_at > now())",
+                )
+                .bind(&crawl)
+                .bind(&worker)
+                .fetch_one(&mut *tx)
+                .await?;
+                Ok((
+                    SharedWork {
+                        queued_hosts,
+                        leased_elsewhere,
+                    },
+                    tx,
+                ))
+            },
+        )
     }
 
     fn first_due(&self) -> Result<Option<u64>, FrontierError> {

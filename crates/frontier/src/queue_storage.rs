@@ -23,6 +23,15 @@ pub struct StoredCounts {
     pub seen: u64,
 }
 
+/// What other workers of a shared crawl left to do, as one worker sees it.
+#[derive(Debug, Clone, Default)]
+pub struct SharedWork {
+    /// Hosts with queued URLs, whoever queued them (in byte order of their names).
+    pub queued_hosts: Vec<String>,
+    /// Whether URLs are leased to other live workers: their fetches may still add links.
+    pub leased_elsewhere: bool,
+}
+
 /// The queues, the seen set, leases, retries and host delays of one frontier.
 pub trait QueueStorage: Send + Sync {
     /// At open: entries this worker leased and never completed (a crashed process) go back to
@@ -74,4 +83,9 @@ pub trait QueueStorage: Send + Sync {
     ) -> Result<(), FrontierError>;
     fn counts(&self) -> Result<StoredCounts, FrontierError>;
     fn flush(&self) -> Result<(), FrontierError>;
+    /// The work other workers sharing this storage made (asked when this worker has nothing
+    /// left of its own). A storage of one process shares with nobody: the default says so.
+    fn shared_work(&self) -> Result<SharedWork, FrontierError> {
+        Ok(SharedWork::default())
+    }
 }

@@ -146,3 +146,32 @@ fn a_dead_workers_leases_come_back_when_they_expire() {
     assert_eq!(urls.len(), 6, "{urls:?}");
     assert_eq!(b.stats().expect("stats").seen, 6);
 }
+
+/// A worker with nothing of its own takes up the hosts another worker queued, and does not
+/// report the crawl empty while the other holds leases (its fetches may add links).
+#[test]
+fn a_worker_takes_up_hosts_another_queued_and_waits_for_its_leases() {
+    use dedupcrawl_frontier::{HostOutcome, NextUrl};
+    let url = fresh_url();
+    let a = worker(&url, "worker-a", DEFAULT_LEASE);
+    let b = worker(&url, "worker-b", DEFAULT_LEASE);
+    a.offer_all((0..6).map(entry).collect()).expect("offer");
+    let now = std::time::Instant::now();
+    // b knows no host yet: it learns a's, then leases from them.
+    assert!(matches!(
+        b.next_ready(now).expect("next"),
+        NextUrl::WaitUntil(_)
+    ));
+    let from_b = drain(&b);
+    assert_eq!(from_b.len(), 6, "b leases what a queued");
+    // a has nothing left, but b's leases are out: not empty yet.
+    assert!(matches!(
+        a.next_ready(now).expect("next"),
+        NextUrl::WaitUntil(_)
+    ));
+    for lease in from_b {
+        b.complete(lease, HostOutcome::Done).expect("complete");
+    }
+    assert!(matches!(a.next_ready(now).expect("next"), NextUrl::Empty));
+    assert!(matches!(b.next_ready(now).expect("next"), NextUrl::Empty));
+}

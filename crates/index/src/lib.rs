@@ -8,10 +8,12 @@
 //! which the text pipeline learns a host's template ([`DedupIndex::block_page_counts`]).
 //!
 //! [`SledDedupIndex`] is the embedded backend: the records in an append-only
-//! [`document_log`], the meta, the commit point and the per-host block counts in one sled tree
-//! (a PostgreSQL backend for several workers comes with the scale-out work). Near duplicates
-//! and contained pages are kept as cluster members, so a decision names the most similar
-//! earlier page and [`DocumentRef::cluster`] the first page of its cluster.
+//! [`document_log`], the meta and the commit point in one sled tree.
+//! [`PostgresDedupIndex`] is the backend of several workers sharing one crawl (tables in the
+//! top-level `migrations/`; a per-crawl advisory lock makes check-and-insert atomic across
+//! processes). Both run the same decision (`decision.rs`). Near duplicates and contained pages
+//! are kept as cluster members, so a decision names the most similar earlier page and
+//! [`DocumentRef::cluster`] the first page of its cluster.
 //!
 //! ```
 //! use dedupcrawl_index::{DedupIndex, DocumentFingerprint, IndexConfig, SledDedupIndex, DedupDecision};
@@ -40,10 +42,14 @@
 pub mod block_counts;
 mod decision;
 pub mod document_log;
+mod postgres_backend;
+mod postgres_schema;
 mod record;
 mod sled_backend;
 mod storage;
 
+pub use postgres_backend::PostgresDedupIndex;
+pub use postgres_schema::connect_and_migrate;
 pub use record::{DocumentId, DocumentLink, StoredDocument};
 pub use sled_backend::{DOCUMENT_LOG_FILE, SledDedupIndex, open_sled_waiting_for_lock};
 
@@ -98,6 +104,21 @@ pub enum IndexError {
          finish or use another directory"
     )]
     Locked { path: String },
+    #[error("the dedup index (PostgreSQL) cannot {action}: {source}")]
+    Postgres {
+        action: &'static str,
+        #[source]
+        source: sqlx::Error,
+    },
+    #[error("the dedup index's PostgreSQL schema cannot be brought up to date: {0}")]
+    Migration(#[source] sqlx::migrate::MigrateError),
+    #[error(
+        "the PostgreSQL database has schema migration {version}, which this dedupcrawl does not \
+         know: it was set up by a newer dedupcrawl; run that version (or a new database)"
+    )]
+    SchemaTooNew { version: i64 },
+    #[error("the dedup index's PostgreSQL worker failed: {0}")]
+    Runtime(String),
 }
 
 /// Settings that decide what counts as a duplicate. Stored with the index: reopening with

@@ -37,12 +37,11 @@ use crate::block_counts::BlockCounts;
 use crate::decision::{DecisionAlgorithm, payload_digest_key, posted_samples, token_digest_key};
 use crate::document_log::DocumentLog;
 use crate::record::{DocumentId, StoredDocument};
-use crate::storage::{IndexStorage, MAX_BUCKET_MEMBERS, MAX_POSTINGS_PER_SAMPLE};
+use crate::storage::{
+    FORMAT_VERSION, IndexStorage, MAX_BUCKET_MEMBERS, MAX_POSTINGS_PER_SAMPLE, signature_settings,
+};
 use crate::{DedupDecision, DedupIndex, DocumentFingerprint, IndexConfig, IndexError, IndexStats};
 
-/// Version 5: identifier-aware tokens and the extractor-decided main content (fingerprints of
-/// version 4 were computed on other text). Older indexes are refused with a clear error.
-const FORMAT_VERSION: &str = "dedupcrawl-index/5";
 const META_FORMAT: &[u8] = b"Mformat";
 const META_SIGNATURE: &[u8] = b"Msignature";
 const META_LOG_LENGTH: &[u8] = b"Mlog_length";
@@ -293,10 +292,7 @@ impl SledDedupIndex {
     pub fn open_in(db: sled::Db, log_path: &Path, config: IndexConfig) -> Result<Self, IndexError> {
         let path = log_path.display().to_string();
         let tree = db.open_tree("dedup_index")?;
-        let signature_settings = format!(
-            "k={} w={} minhash=oph-densified-v1",
-            config.num_hashes, config.shingle_size
-        );
+        let signature_settings = signature_settings(&config);
         let format = tree
             .get(META_FORMAT)?
             .map(|v| String::from_utf8_lossy(&v).into_owned());

@@ -2,8 +2,21 @@
 //! (`decision.rs`) reads and writes. A second backend implements this and gets the same
 //! decisions; the engine keeps seeing only [`crate::DedupIndex`].
 
-use crate::IndexError;
 use crate::record::{DocumentId, StoredDocument};
+use crate::{IndexConfig, IndexError};
+
+/// Version 5: identifier-aware tokens and the extractor-decided main content (fingerprints of
+/// version 4 were computed on other text). Every backend stores it and refuses another one.
+pub(crate) const FORMAT_VERSION: &str = "dedupcrawl-index/5";
+
+/// The settings signatures depend on, as stored with an index: reopening with other ones is
+/// [`IndexError::ParameterMismatch`].
+pub(crate) fn signature_settings(config: &IndexConfig) -> String {
+    format!(
+        "k={} w={} minhash=oph-densified-v1",
+        config.num_hashes, config.shingle_size
+    )
+}
 
 /// Members a backend keeps per LSH bucket (per band and bucket key): later ones are not
 /// candidates. Part of the contract: every backend must cap alike to decide alike.

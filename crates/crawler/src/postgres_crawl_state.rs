@@ -1,0 +1,318 @@
+//! The PostgreSQL [`CrawlStateStore`] ([`PostgresCrawlState`]): the engine's progress in the
+//! tables of `migrations/20261125000003_crawl_state.sql`, keyed by crawl. Archived URLs and
+//! sitemaps read are shared by every worker of the crawl (a page archived by one worker is
+//! archived for all); the crawl-log marks and the WARC checkpoint are the worker's own, since
+//! they describe the crawl log and WARC files of its `--out` directory.
+//!
+//! Every write is one autocommitted statement, durable when it returns, so
+//! [`flush`](CrawlStateStore::flush) has nothing to do. The calls are synchronous like the
+//! trait: the store runs its queries on a small runtime of its own, so it may be called from
+//! plain threads and from async tasks alike.
+
+use std::future::Future;
+
+use sqlx::postgres::PgPool;
+
+use crate::crawl_state::{ArchiveCheckpoint, ArchivedRecord, CrawlStateStore};
+use crate::error::CrawlError;
+
+/// Connections the store keeps open at most.
+const MAX_CONNECTIONS: u32 = 2;
+
+/// One worker's view of a crawl's state in PostgreSQL.
+pub(crate) struct PostgresCrawlState {
+    pool: PgPool,
+    crawl: String,
+    worker: String,
+    runtime: Option<tokio::runtime::Runtime>,
+}
+
+impl Drop for PostgresCrawlState {
+    fn drop(&mut self) {
+        // Dropping a runtime blocks; inside an async context that panics, so let it go in the
+        // background.
+        if let Some(runtime) = self.runtime.take() {
+            runtime.shutdown_background();
+        }
+    }
+}
+
+fn database(action: &'static str) -> impl FnOnce(sqlx::Error) -> CrawlError {
+    move |source| CrawlError::StatePostgres { action, source }
+}
+
+/// Runs `future` on `runtime` and waits for it (from any thread, inside a runtime or not).
+fn block_on<T: Send + 'static>(
+    runtime: &tokio::runtime::Runtime,
+    future: impl Future<Output = T> + Send + 'static,
+) -> Result<T, CrawlError> {
+    let (sender, receiver) = std::sync::mpsc::sync_channel(1);
+    runtime.spawn(async move {
+        let _ = sender.send(future.await);
+    });
+    receiver
+        .recv()
+        .map_err(|_| CrawlError::Worker("a PostgreSQL call of the crawl state panicked".into()))
+}
+
+impl PostgresCrawlState {
+    /// Connects to `url` (migrating the schema) as `worker` of `crawl`.
+    pub(crate) fn connect(url: &str, crawl: &str, worker: &str) -> Result<Self, CrawlError> {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_name("state-postgres")
+            .enable_all()
+            .build()
+            .map_err(|e| CrawlError::Worker(format!("cannot start a runtime: {e}")))?;
+        let url = url.to_string();
+        let pool = block_on(&runtime, async move {
+            dedupcrawl_index::connect_and_migrate(&url, MAX_CONNECTIONS).await
+        })??;
+        Ok(PostgresCrawlState {
+            pool,
+            crawl: crawl.to_string(),
+            worker: worker.to_string(),
+            runtime: Some(runtime),
+        })
+    }
+
+    /// Runs one call: `body` gets the pool, the crawl and the worker.
+    fn call<T, F, Fut>(&self, action: &'static str, body: F) -> Result<T, CrawlError>
+    where
+        T: Send + 'static,
+        F: FnOnce(PgPool, String, String) -> Fut,
+        Fut: Future<Output = Result<T, sqlx::Error>> + Send + 'static,
+    {
+        let runtime = self
+            .runtime
+            .as_ref()
+            .ok_or_else(|| CrawlError::Worker("the crawl state is closed".into()))?;
+        let future = body(self.pool.clone(), self.crawl.clone(), self.worker.clone());
+        block_on(runtime, future)?.map_err(database(action))
+    }
+}
+
+impl CrawlStateStore for PostgresCrawlState {
+    fn archived_record(&self, url: &str) -> Result<Option<ArchivedRecord>, CrawlError> {
+        let url = url.to_string();
+        let text: Option<String> =
+            self.call("read an archived URL", move |pool, crawl, _| async move {
+                sqlx::query_scalar(
+                    "SELECT record FROM crawl_archived WHERE crawl = $1 AND url = $2",
+                )
+                .bind(&crawl)
+                .bind(&url)
+                .fetch_optional(&pool)
+                .await
+            })?;
+        // Like the embedded store: a record that does not parse is no record.
+        Ok(text.and_then(|t| serde_json::from_str(&t).ok()))
+    }
+
+    fn record_archived(&self, url: &str, record: &ArchivedRecord) -> Result<(), CrawlError> {
+        let url = url.to_string();
+        let text = serde_json::to_string(record).unwrap_or_default();
+        self.call("record an archived URL", move |pool, crawl, _| async move {
+            sqlx::query(
+                "INSERT INTO crawl_archived (crawl, url, record) VALUES ($1, $2, $3) \
+                 ON CONFLICT (crawl, url) DO UPDATE SET record = EXCLUDED.record",
+            )
+            .bind(&crawl)
+            .bind(&url)
+            .bind(&text)
+            .execute(&pool)
+            .await
+            .map(drop)
+        })
+    }
+
+    fn archived_count(&self) -> usize {
+        let count = self.call("count archived URLs", move |pool, crawl, _| async move {
+            sqlx::query_scalar::<_, i64>("SELECT count(*) FROM crawl_archived WHERE crawl = $1")
+                .bind(&crawl)
+                .fetch_one(&pool)
+                .await
+        });
+        match count {
+            Ok(count) => usize::try_from(count).unwrap_or(0),
+            Err(error) => {
+                // Only reported in a log line: say so rather than fail the crawl.
+                tracing::warn!(%error, "cannot count archived URLs");
+                0
+            }
+        }
+    }
+
+    fn mark_logged(&self, url: &str) -> Result<(), CrawlError> {
+        let url = url.to_string();
+        self.call("mark a URL logged", move |pool, crawl, worker| async move {
+            sqlx::query(
+                "INSERT INTO crawl_logged (crawl, worker, url) VALUES ($1, $2, $3) \
+                 ON CONFLICT DO NOTHING",
+            )
+            .bind(&crawl)
+            .bind(&worker)
+            .bind(&url)
+            .execute(&pool)
+            .await
+            .map(drop)
+        })
+    }
+
+    fn is_logged(&self, url: &str) -> Result<bool, CrawlError> {
+        let url = url.to_string();
+        self.call("read a logged URL", move |pool, crawl, worker| async move {
+            sqlx::query_scalar(
+                "SELECT EXISTS (SELECT 1 FROM crawl_logged \
+                 WHERE crawl = $1 AND worker = $2 AND url = $3)",
+            )
+            .bind(&crawl)
+            .bind(&worker)
+            .bind(&url)
+            .fetch_one(&pool)
+            .await
+        })
+    }
+
+    fn mark_sitemaps_read(&self, host: &str) -> Result<(), CrawlError> {
+        let host = host.to_string();
+        self.call("mark sitemaps read", move |pool, crawl, _| async move {
+            sqlx::query(
+                "INSERT INTO crawl_sitemaps_read (crawl, host) VALUES ($1, $2) \
+                 ON CONFLICT DO NOTHING",
+            )
+            .bind(&crawl)
+            .bind(&host)
+            .execute(&pool)
+            .await
+            .map(drop)
+        })
+    }
+
+    fn sitemaps_read(&self, host: &str) -> Result<bool, CrawlError> {
+        let host = host.to_string();
+        self.call("read sitemaps read", move |pool, crawl, _| async move {
+            sqlx::query_scalar(
+                "SELECT EXISTS (SELECT 1 FROM crawl_sitemaps_read WHERE crawl = $1 AND host = $2)",
+            )
+            .bind(&crawl)
+            .bind(&host)
+            .fetch_one(&pool)
+            .await
+        })
+    }
+
+    fn checkpoint(&self) -> Result<Option<ArchiveCheckpoint>, CrawlError> {
+        let row: Option<(String, i64)> = self.call(
+            "read the checkpoint",
+            move |pool, crawl, worker| async move {
+                sqlx::query_as(
+                    "SELECT file, file_offset FROM crawl_checkpoint \
+                     WHERE crawl = $1 AND worker = $2",
+                )
+                .bind(&crawl)
+                .bind(&worker)
+                .fetch_optional(&pool)
+                .await
+            },
+        )?;
+        Ok(row.map(|(file, offset)| ArchiveCheckpoint {
+            file,
+            offset: u64::try_from(offset).unwrap_or(0),
+        }))
+    }
+
+    fn set_checkpoint(&self, checkpoint: &ArchiveCheckpoint) -> Result<(), CrawlError> {
+        let file = checkpoint.file.clone();
+        let offset = i64::try_from(checkpoint.offset).unwrap_or(i64::MAX);
+        self.call(
+            "record the checkpoint",
+            move |pool, crawl, worker| async move {
+                sqlx::query(
+                    "INSERT INTO crawl_checkpoint (crawl, worker, file, file_offset) \
+                 VALUES ($1, $2, $3, $4) ON CONFLICT (crawl, worker) \
+                 DO UPDATE SET file = EXCLUDED.file, file_offset = EXCLUDED.file_offset",
+                )
+                .bind(&crawl)
+                .bind(&worker)
+                .bind(&file)
+                .bind(offset)
+                .execute(&pool)
+                .await
+                .map(drop)
+            },
+        )
+    }
+
+    /// Every write is committed when it returns: nothing to do.
+    fn flush(&self) -> Result<(), CrawlError> {
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The test server (`./scripts/with-postgres` exports it); without it the test fails.
+    fn server_url() -> String {
+        std::env::var("DEDUPCRAWL_TEST_POSTGRES").unwrap_or_else(|_| {
+            panic!(
+                "DEDUPCRAWL_TEST_POSTGRES is not set: the PostgreSQL tests need a server. Run \
+                 them through ./scripts/test or ./scripts/with-postgres"
+            )
+        })
+    }
+
+    fn fresh_crawl() -> String {
+        format!(
+            "state-test-{}-{}",
+            std::process::id(),
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos())
+        )
+    }
+
+    #[test]
+    fn passes_the_crawl_state_behaviour_suite() {
+        let (url, crawl) = (server_url(), fresh_crawl());
+        crate::crawl_state::behaviour_suite::run(&|| {
+            Box::new(PostgresCrawlState::connect(&url, &crawl, "w1").unwrap())
+        });
+    }
+
+    /// Two workers of one crawl share archived URLs and sitemaps, not log marks or checkpoints.
+    #[test]
+    fn workers_share_archived_urls_and_keep_their_own_log_and_checkpoint() {
+        let (url, crawl) = (server_url(), fresh_crawl());
+        let one = PostgresCrawlState::connect(&url, &crawl, "w1").unwrap();
+        let two = PostgresCrawlState::connect(&url, &crawl, "w2").unwrap();
+        let record = ArchivedRecord {
+            record_type: "response".into(),
+            record_id: Some("<urn:uuid:1>".into()),
+            date: None,
+            payload_digest: None,
+        };
+        one.record_archived("http://a.example/", &record).unwrap();
+        assert_eq!(
+            two.archived_record("http://a.example/").unwrap(),
+            Some(record)
+        );
+        one.mark_sitemaps_read("a.example").unwrap();
+        assert!(two.sitemaps_read("a.example").unwrap());
+        one.mark_logged("http://a.example/").unwrap();
+        assert!(!two.is_logged("http://a.example/").unwrap());
+        one.set_checkpoint(&ArchiveCheckpoint {
+            file: "w1-00000.warc.gz".into(),
+            offset: 9,
+        })
+        .unwrap();
+        assert_eq!(two.checkpoint().unwrap(), None);
+        let other_crawl = PostgresCrawlState::connect(&url, &fresh_crawl(), "w1").unwrap();
+        assert_eq!(
+            other_crawl.archived_record("http://a.example/").unwrap(),
+            None
+        );
+    }
+}

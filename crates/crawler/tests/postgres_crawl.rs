@@ -1,0 +1,128 @@
+//! A real crawl of the fixture site with every store in PostgreSQL (`[store] url`, the server
+//! `DEDUPCRAWL_TEST_POSTGRES` names; fails without one): it archives every distinct page once
+//! and each duplicate group once, like the embedded crawl in `crawl.rs`.
+
+mod common;
+
+use dedupcrawl_crawler::run_crawl;
+use dedupcrawl_testsite::TestSite;
+
+use common::*;
+
+/// The test server's URL (`./scripts/test` and `./scripts/with-postgres` start one).
+fn server_url() -> String {
+    std::env::var("DEDUPCRAWL_TEST_POSTGRES").unwrap_or_else(|_| {
+        panic!(
+            "DEDUPCRAWL_TEST_POSTGRES is not set: the PostgreSQL tests need a server. Run them \
+             through ./scripts/test or ./scripts/with-postgres"
+        )
+    })
+}
+
+/// A crawl name no other test or earlier run uses.
+fn fresh_crawl() -> String {
+    format!(
+        "crawl-test-{}-{}",
+        std::process::id(),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos())
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn crawl_of_the_fixture_site_on_postgres_archives_each_distinct_page_once() {
+    let site = TestSite::start_with(site_options())
+        .await
+        .expect("site starts");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out");
+    let (server, crawl) = (server_url(), fresh_crawl());
+    let mut config = test_config(&site, &out);
+    config.store.url = Some(server.clone());
+    config.store.crawl = Some(crawl.clone());
+    let report = run_crawl(config).await.expect("crawl runs");
+    eprintln!("{}", report.summary());
+    assert!(report.finished);
+    let failures = archive_problems(&site.expected(), &out);
+    assert!(failures.is_empty(), "{failures:#?}");
+    assert!(
+        !out.join("state").join("db").exists(),
+        "no embedded store is opened with a PostgreSQL store.url"
+    );
+    // The state is in PostgreSQL, under this crawl's name.
+    let pool = sqlx::PgPool::connect(&server).await.expect("connect");
+    for table in ["frontier_seen", "index_document", "crawl_archived"] {
+        let rows: i64 =
+            sqlx::query_scalar(&format!("SELECT count(*) FROM {table} WHERE crawl = $1"))
+                .bind(&crawl)
+                .fetch_one(&pool)
+                .await
+                .expect("count rows");
+        assert!(rows > 0, "no {table} rows for the crawl");
+    }
+}
+
+/// Two workers (two engines with their own `out`, one crawl name) crawl the fixture site at
+/// once: every distinct page is archived exactly once across both outputs, and each duplicate
+/// group once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_workers_on_one_crawl_archive_each_distinct_page_once_between_them() {
+    let site = TestSite::start_with(site_options())
+        .await
+        .expect("site starts");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (server, crawl) = (server_url(), fresh_crawl());
+    let outs = [dir.path().join("w1"), dir.path().join("w2")];
+    let workers: Vec<_> = outs
+        .iter()
+        .map(|out| {
+            let mut config = test_config(&site, out);
+            config.store.url = Some(server.clone());
+            config.store.crawl = Some(crawl.clone());
+            tokio::spawn(run_crawl(config))
+        })
+        .collect();
+    for worker in workers {
+        let report = worker.await.expect("worker task").expect("crawl runs");
+        eprintln!("{}", report.summary());
+    }
+    let mut responses: std::collections::HashMap<String, usize> = Default::default();
+    for out in &outs {
+        let own = responses_per_url(&read_warcs(out));
+        // Both take part: the second takes up the hosts the first queued.
+        assert!(!own.is_empty(), "{} archived nothing", out.display());
+        for (url, count) in own {
+            *responses.entry(url).or_default() += count;
+        }
+    }
+    let expected = site.expected();
+    let mut failures = Vec::new();
+    for (url, count) in &responses {
+        if *count != 1 {
+            failures.push(format!(
+                "{url}: {count} response records across both workers"
+            ));
+        }
+    }
+    for url in &expected.distinct_pages {
+        let count = responses.get(url).copied().unwrap_or(0);
+        if expected.group_of(url).is_none() && count != 1 {
+            failures.push(format!("{url}: {count} responses across both workers"));
+        }
+    }
+    for group in &expected.duplicate_groups {
+        let archived = group
+            .members
+            .iter()
+            .filter(|m| responses.get(*m).copied().unwrap_or(0) > 0)
+            .count();
+        if archived != 1 {
+            failures.push(format!(
+                "group {:?} {:?}: {archived} archived",
+                group.kind, group.members
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
+}

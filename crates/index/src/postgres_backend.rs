@@ -1,0 +1,673 @@
+//! The PostgreSQL backend of the index ([`PostgresDedupIndex`]): several workers of one crawl
+//! share it. Tables (top-level `migrations/`, applied on connect): `index_meta` (format,
+//! signature settings, next id, originals), `index_document` (the records, in the encoding of
+//! `record.rs`), `index_bucket` (LSH band buckets), `index_posting` (containment postings),
+//! `index_digest` (exact-digest keys → first id), `index_block_count` and `index_host`
+//! (template learning). Every row names its crawl, so crawls can share a database.
+//!
+//! A decision is one transaction that first takes a transaction-scoped advisory lock on the
+//! crawl (`pg_advisory_xact_lock`; a lookup takes it shared): the decision algorithm then sees
+//! every insert committed before it, and no two near duplicates checked at the same moment by
+//! two processes both come back new. The lock is released by the commit (or a rollback, or a
+//! dead connection). Every check-and-insert is durable when it returns.
+//!
+//! The calls are synchronous like [`DedupIndex`]: the index runs its queries on a small
+//! runtime of its own, so it may be called from plain threads and from async tasks alike.
+//! Each storage call is one round trip inside the decision's transaction.
+
+use std::cell::RefCell;
+use std::future::Future;
+
+use sqlx::postgres::PgPool;
+use sqlx::{Postgres, Transaction};
+use xxhash_rust::xxh3::xxh3_64;
+
+use crate::block_counts::COUNT_CAP;
+use crate::decision::{DecisionAlgorithm, payload_digest_key, posted_samples, token_digest_key};
+use crate::postgres_schema::connect_and_migrate;
+use crate::record::{DocumentId, StoredDocument};
+use crate::storage::{
+    FORMAT_VERSION, IndexStorage, MAX_BUCKET_MEMBERS, MAX_POSTINGS_PER_SAMPLE, signature_settings,
+};
+use crate::{DedupDecision, DedupIndex, DocumentFingerprint, IndexConfig, IndexError, IndexStats};
+
+/// Connections an index keeps open at most.
+const MAX_CONNECTIONS: u32 = 8;
+
+type Tx = Transaction<'static, Postgres>;
+
+/// The dedup index of one crawl in PostgreSQL.
+pub struct PostgresDedupIndex {
+    pool: PgPool,
+    crawl: String,
+    config: IndexConfig,
+    /// The advisory lock key of this crawl's index.
+    lock_key: i64,
+    runtime: Option<tokio::runtime::Runtime>,
+}
+
+impl std::fmt::Debug for PostgresDedupIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PostgresDedupIndex")
+            .field("crawl", &self.crawl)
+            .field("config", &self.config)
+            .finish()
+    }
+}
+
+impl Drop for PostgresDedupIndex {
+    fn drop(&mut self) {
+        // Dropping a runtime blocks; inside an async context that panics, so let it go in the
+        // background.
+        if let Some(runtime) = self.runtime.take() {
+            runtime.shutdown_background();
+        }
+    }
+}
+
+fn database(action: &'static str) -> impl FnOnce(sqlx::Error) -> IndexError {
+    move |source| IndexError::Postgres { action, source }
+}
+
+/// Runs `future` on `runtime` and waits for it (from any thread, inside a runtime or not).
+fn block_on<T: Send + 'static>(
+    runtime: &tokio::runtime::Runtime,
+    future: impl Future<Output = T> + Send + 'static,
+) -> Result<T, IndexError> {
+    let (sender, receiver) = std::sync::mpsc::sync_channel(1);
+    runtime.spawn(async move {
+        let _ = sender.send(future.await);
+    });
+    receiver
+        .recv()
+        .map_err(|_| IndexError::Runtime("a PostgreSQL call panicked".into()))
+}
+
+/// How a storage transaction holds the crawl's advisory lock.
+#[derive(Clone, Copy)]
+enum Lock {
+    /// Checks that insert, removals: one at a time per crawl.
+    Exclusive,
+    /// Lookups: never between the statements of an insert.
+    Shared,
+    /// Single reads.
+    None,
+}
+
+impl PostgresDedupIndex {
+    /// Connects (migrating the schema) to the index of `crawl`, creating it on first use.
+    /// Reopening with other signature settings is [`IndexError::ParameterMismatch`].
+    pub fn connect(url: &str, crawl: &str, config: IndexConfig) -> Result<Self, IndexError> {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_name("index-postgres")
+            .enable_all()
+            .build()
+            .map_err(|e| IndexError::Runtime(format!("cannot start a runtime: {e}")))?;
+        let (url_owned, crawl_owned) = (url.to_string(), crawl.to_string());
+        let settings = signature_settings(&config);
+        let stored = block_on(&runtime, async move {
+            let pool = connect_and_migrate(&url_owned, MAX_CONNECTIONS).await?;
+            sqlx::query(
+                "INSERT INTO index_meta (crawl, format, signature, next_id, originals) \
+                 VALUES ($1, $2, $3, 0, 0) ON CONFLICT DO NOTHING",
+            )
+            .bind(&crawl_owned)
+            .bind(FORMAT_VERSION)
+            .bind(&settings)
+            .execute(&pool)
+            .await
+            .map_err(database("create the crawl's index"))?;
+            let stored: (String, String) =
+                sqlx::query_as("SELECT format, signature FROM index_meta WHERE crawl = $1")
+                    .bind(&crawl_owned)
+                    .fetch_one(&pool)
+                    .await
+                    .map_err(database("read the crawl's index settings"))?;
+            Ok::<_, IndexError>((pool, stored))
+        })?;
+        let (pool, (format, signature)) = stored?;
+        let path = format!("crawl {crawl:?} in PostgreSQL");
+        if format != FORMAT_VERSION {
+            return Err(IndexError::IncompatibleFormat {
+                path,
+                found: format,
+                expected: FORMAT_VERSION.to_string(),
+            });
+        }
+        let requested = signature_settings(&config);
+        if signature != requested {
+            return Err(IndexError::ParameterMismatch {
+                path,
+                stored: signature,
+                requested,
+            });
+        }
+        Ok(PostgresDedupIndex {
+            pool,
+            crawl: crawl.to_string(),
+            config,
+            lock_key: xxh3_64(format!("dedupcrawl-index:{crawl}").as_bytes()) as i64,
+            runtime: Some(runtime),
+        })
+    }
+
+    pub fn config(&self) -> &IndexConfig {
+        &self.config
+    }
+
+    fn runtime(&self) -> Result<&tokio::runtime::Runtime, IndexError> {
+        self.runtime
+            .as_ref()
+            .ok_or_else(|| IndexError::Runtime("the index is closed".into()))
+    }
+
+    /// Runs `body` on this crawl's storage in one transaction holding the advisory lock as
+    /// `lock` says; committed if `body` returns `Ok`, rolled back otherwise.
+    fn with_storage<T>(
+        &self,
+        lock: Lock,
+        body: impl FnOnce(&mut PgStorage<'_>) -> Result<T, IndexError>,
+    ) -> Result<T, IndexError> {
+        let runtime = self.runtime()?;
+        let (pool, key) = (self.pool.clone(), self.lock_key);
+        let tx = block_on(runtime, async move {
+            let mut tx = pool.begin().await?;
+            let statement = match lock {
+                Lock::Exclusive => Some("SELECT pg_advisory_xact_lock($1)"),
+                Lock::Shared => Some("SELECT pg_advisory_xact_lock_shared($1)"),
+                Lock::None => None,
+            };
+            if let Some(statement) = statement {
+                sqlx::query(statement).bind(key).execute(&mut *tx).await?;
+            }
+            Ok::<_, sqlx::Error>(tx)
+        })?
+        .map_err(database("begin a transaction"))?;
+        let mut storage = PgStorage {
+            index: self,
+            tx: RefCell::new(Some(tx)),
+        };
+        let value = body(&mut storage)?;
+        let tx = storage.take()?;
+        block_on(runtime, async move { tx.commit().await })?.map_err(database("commit"))?;
+        Ok(value)
+    }
+
+    /// One decision: the algorithm over this crawl's storage, under the lock.
+    fn check(&self, doc: &DocumentFingerprint, insert: bool) -> Result<DedupDecision, IndexError> {
+        let algorithm = DecisionAlgorithm {
+            config: &self.config,
+        };
+        let lock = if insert {
+            Lock::Exclusive
+        } else {
+            Lock::Shared
+        };
+        self.with_storage(lock, |storage| algorithm.check(storage, doc, insert))
+    }
+}
+
+/// The crawl's rows as the decision algorithm sees them, inside one transaction.
+struct PgStorage<'a> {
+    index: &'a PostgresDedupIndex,
+    tx: RefCell<Option<Tx>>,
+}
+
+impl Drop for PgStorage<'_> {
+    fn drop(&mut self) {
+        // A transaction left over (an error) is rolled back on the runtime: a pooled connection
+        // must be given back inside it.
+        if let (Some(tx), Some(runtime)) = (self.tx.get_mut().take(), &self.index.runtime) {
+            runtime.spawn(async move {
+                let _ = tx.rollback().await;
+            });
+        }
+    }
+}
+
+impl PgStorage<'_> {
+    fn take(&self) -> Result<Tx, IndexError> {
+        self.tx
+            .borrow_mut()
+            .take()
+            .ok_or_else(|| IndexError::Runtime("a transaction was lost".into()))
+    }
+
+    /// Runs one statement group: `body` gets the transaction and the crawl and gives the
+    /// transaction back with its result.
+    fn call<T, F, Fut>(&self, action: &'static str, body: F) -> Result<T, IndexError>
+    where
+        T: Send + 'static,
+        F: FnOnce(Tx, String) -> Fut,
+        Fut: Future<Output = (Result<T, sqlx::Error>, Tx)> + Send + 'static,
+    {
+        let tx = self.take()?;
+        let (result, tx) = block_on(self.index.runtime()?, body(tx, self.index.crawl.clone()))?;
+        *self.tx.borrow_mut() = Some(tx);
+        result.map_err(database(action))
+    }
+
+    /// Deletes a document and takes it out of the buckets, postings and digest maps (block
+    /// counts stay, like the embedded backend's: they count pages seen).
+    fn remove(&self, document: StoredDocument) -> Result<(), IndexError> {
+        let config = self.index.config;
+        let band_keys = bucket_rows(&config, &document);
+        let samples = posting_values(&document);
+        let digests = digest_rows(&document);
+        let (id, original) = (i64::from(document.id), document.link.is_none());
+        self.call("remove a document", move |mut tx, crawl| async move {
+            let result = async {
+                sqlx::query("DELETE FROM index_document WHERE crawl = $1 AND id = $2")
+                    .bind(&crawl)
+                    .bind(id)
+                    .execute(&mut *tx)
+                    .await?;
+                sqlx::query(
+                    "DELETE FROM index_bucket WHERE crawl = $1 AND id = $2 \
+                     AND (band, bucket_key) IN (SELECT * FROM unnest($3::smallint[], $4::bigint[]))",
+                )
+                .bind(&crawl)
+                .bind(id)
+                .bind(&band_keys.0)
+                .bind(&band_keys.1)
+                .execute(&mut *tx)
+                .await?;
+                sqlx::query(
+                    "DELETE FROM index_posting WHERE crawl = $1 AND id = $2 AND sample = ANY($3)",
+                )
+                .bind(&crawl)
+                .bind(id)
+                .bind(&samples)
+                .execute(&mut *tx)
+                .await?;
+                sqlx::query(
+                    "DELETE FROM index_digest WHERE crawl = $1 AND id = $2 \
+                     AND (kind, digest_key) IN \
+                     (SELECT * FROM unnest($3::\"char\"[], $4::bigint[]))",
+                )
+                .bind(&crawl)
+                .bind(id)
+                .bind(&digests.0)
+                .bind(&digests.1)
+                .execute(&mut *tx)
+                .await?;
+                if original {
+                    sqlx::query(
+                        "UPDATE index_meta SET originals = greatest(originals - 1, 0) \
+                         WHERE crawl = $1",
+                    )
+                    .bind(&crawl)
+                    .execute(&mut *tx)
+                    .await?;
+                }
+                Ok(())
+            }
+            .await;
+            (result, tx)
+        })
+    }
+}
+
+/// A document's LSH buckets as (bands, bucket keys) columns.
+fn bucket_rows(config: &IndexConfig, document: &StoredDocument) -> (Vec<i16>, Vec<i64>) {
+    let Some(signature) = &document.signature else {
+        return (Vec::new(), Vec::new());
+    };
+    config
+        .lsh
+        .band_keys(signature)
+        .into_iter()
+        .enumerate()
+        .map(|(band, key)| (band as i16, i64::from(key as u32)))
+        .unzip()
+}
+
+/// The sampled shingles an original is posted under.
+fn posting_values(document: &StoredDocument) -> Vec<i64> {
+    match (&document.mod_sample, document.link) {
+        (Some(sample), None) => posted_samples(sample)
+            .into_iter()
+            .map(|v| v as i64)
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// A document's exact-digest keys as (kinds, keys) columns.
+fn digest_rows(document: &StoredDocument) -> (Vec<i8>, Vec<i64>) {
+    let mut rows = vec![(b'p' as i8, payload_digest_key(&document.payload) as i64)];
+    if let Some(tokens) = &document.tokens {
+        rows.push((b't' as i8, token_digest_key(tokens) as i64));
+    }
+    rows.into_iter().unzip()
+}
+
+fn document_id(id: i64) -> Result<DocumentId, IndexError> {
+    DocumentId::try_from(id).map_err(|_| IndexError::CorruptRecord {
+        key: format!("id {id}"),
+        reason: "not a 32-bit document id".into(),
+    })
+}
+
+fn capped_count(count: i32) -> u32 {
+    u32::try_from(count).unwrap_or(0).min(COUNT_CAP)
+}
+
+impl IndexStorage for PgStorage<'_> {
+    fn document(&self, id: DocumentId) -> Result<Option<StoredDocument>, IndexError> {
+        let record: Option<Vec<u8>> =
+            self.call("read a document", move |mut tx, crawl| async move {
+                let result = sqlx::query_scalar(
+                    "SELECT record FROM index_document WHERE crawl = $1 AND id = $2",
+                )
+                .bind(&crawl)
+                .bind(i64::from(id))
+                .fetch_optional(&mut *tx)
+                .await;
+                (result, tx)
+            })?;
+        record
+            .map(|bytes| StoredDocument::decode(id, &bytes))
+            .transpose()
+    }
+
+    fn lsh_candidates(
+        &self,
+        band_keys: &[u64],
+        limit: usize,
+    ) -> Result<Vec<DocumentId>, IndexError> {
+        let (bands, keys): (Vec<i16>, Vec<i64>) = band_keys
+            .iter()
+            .enumerate()
+            .map(|(band, &key)| (band as i16, i64::from(key as u32)))
+            .unzip();
+        let rows: Vec<(i64,)> = self.call("read LSH buckets", move |mut tx, crawl| async move {
+            let result = sqlx::query_as(
+                "SELECT id FROM index_bucket WHERE crawl = $1 \
+                 AND (band, bucket_key) IN (SELECT * FROM unnest($2::smallint[], $3::bigint[])) \
+                 ORDER BY band, id",
+            )
+            .bind(&crawl)
+            .bind(&bands)
+            .bind(&keys)
+            .fetch_all(&mut *tx)
+            .await;
+            (result, tx)
+        })?;
+        let mut seen = std::collections::HashSet::new();
+        let mut out = Vec::new();
+        for (id,) in rows {
+            let id = document_id(id)?;
+            if seen.insert(id) {
+                out.push(id);
+                if out.len() >= limit {
+                    break;
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    fn posting_members(&self, sample_value: u64) -> Result<Vec<DocumentId>, IndexError> {
+        let ids: Vec<i64> = self.call("read postings", move |mut tx, crawl| async move {
+            let result = sqlx::query_scalar(
+                "SELECT id FROM index_posting WHERE crawl = $1 AND sample = $2 ORDER BY id",
+            )
+            .bind(&crawl)
+            .bind(sample_value as i64)
+            .fetch_all(&mut *tx)
+            .await;
+            (result, tx)
+        })?;
+        ids.into_iter().map(document_id).collect()
+    }
+
+    fn payload_match(&self, key: u64) -> Result<Option<DocumentId>, IndexError> {
+        self.digest_match(b'p', key)
+    }
+
+    fn token_match(&self, key: u64) -> Result<Option<DocumentId>, IndexError> {
+        self.digest_match(b't', key)
+    }
+
+    fn next_id(&self) -> Result<DocumentId, IndexError> {
+        let next: i64 = self.call("read the next id", move |mut tx, crawl| async move {
+            let result = sqlx::query_scalar("SELECT next_id FROM index_meta WHERE crawl = $1")
+                .bind(&crawl)
+                .fetch_one(&mut *tx)
+                .await;
+            (result, tx)
+        })?;
+        DocumentId::try_from(next).map_err(|_| IndexError::Full)
+    }
+
+    fn append(&mut self, record: StoredDocument) -> Result<(), IndexError> {
+        let bucket = bucket_rows(&self.index.config, &record);
+        let samples = posting_values(&record);
+        let digests = digest_rows(&record);
+        let original = record.link.is_none();
+        let blocks: Vec<i64> = if original {
+            record.blocks.iter().map(|&b| b as i64).collect()
+        } else {
+            Vec::new()
+        };
+        let (id, host, bytes) = (i64::from(record.id), record.host.clone(), record.encode());
+        let cap = i32::try_from(COUNT_CAP).unwrap_or(i32::MAX);
+        self.call("store a document", move |mut tx, crawl| async move {
+            let result = async {
+                sqlx::query(
+                    "INSERT INTO index_document (crawl, id, original, record) VALUES ($1, $2, $3, $4)",
+                )
+                .bind(&crawl)
+                .bind(id)
+                .bind(original)
+                .bind(&bytes)
+                .execute(&mut *tx)
+                .await?;
+                sqlx::query(
+                    "UPDATE index_meta SET next_id = $2 + 1, \
+                     originals = originals + CASE WHEN $3 THEN 1 ELSE 0 END WHERE crawl = $1",
+                )
+                .bind(&crawl)
+                .bind(id)
+                .bind(original)
+                .execute(&mut *tx)
+                .await?;
+                sqlx::query(&format!(
+                    "INSERT INTO index_bucket (crawl, band, bucket_key, id) \
+                     SELECT $1, b.band, b.bucket_key, $4 \
+                     FROM unnest($2::smallint[], $3::bigint[]) AS b(band, bucket_key) \
+                     WHERE (SELECT count(*) FROM index_bucket m WHERE m.crawl = $1 \
+                            AND m.band = b.band AND m.bucket_key = b.bucket_key) \
+                           < {MAX_BUCKET_MEMBERS}"
+                ))
+                .bind(&crawl)
+                .bind(&bucket.0)
+                .bind(&bucket.1)
+                .bind(id)
+                .execute(&mut *tx)
+                .await?;
+                sqlx::query(&format!(
+                    "INSERT INTO index_posting (crawl, sample, id) \
+                     SELECT $1, s.sample, $3 FROM unnest($2::bigint[]) AS s(sample) \
+                     WHERE (SELECT count(*) FROM index_posting m WHERE m.crawl = $1 \
+                            AND m.sample = s.sample) < {MAX_POSTINGS_PER_SAMPLE} \
+                     ON CONFLICT DO NOTHING"
+                ))
+                .bind(&crawl)
+                .bind(&samples)
+                .bind(id)
+                .execute(&mut *tx)
+                .await?;
+                sqlx::query(
+                    "INSERT INTO index_digest (crawl, kind, digest_key, id) \
+                     SELECT $1, d.kind, d.digest_key, $4 \
+                     FROM unnest($2::\"char\"[], $3::bigint[]) AS d(kind, digest_key) \
+                     ON CONFLICT DO NOTHING",
+                )
+                .bind(&crawl)
+                .bind(&digests.0)
+                .bind(&digests.1)
+                .bind(id)
+                .execute(&mut *tx)
+                .await?;
+                if original {
+                    sqlx::query(
+                        "INSERT INTO index_host (crawl, host, pages) VALUES ($1, $2, 1) \
+                         ON CONFLICT (crawl, host) DO UPDATE \
+                         SET pages = least(index_host.pages + 1, $3)",
+                    )
+                    .bind(&crawl)
+                    .bind(&host)
+                    .bind(cap)
+                    .execute(&mut *tx)
+                    .await?;
+                    // `blocks` is sorted and distinct: each row is touched once.
+                    sqlx::query(
+                        "INSERT INTO index_block_count (crawl, host, fingerprint, pages) \
+                         SELECT $1, $2, f, 1 FROM unnest($3::bigint[]) AS f \
+                         ON CONFLICT (crawl, host, fingerprint) DO UPDATE \
+                         SET pages = least(index_block_count.pages + 1, $4)",
+                    )
+                    .bind(&crawl)
+                    .bind(&host)
+                    .bind(&blocks)
+                    .bind(cap)
+                    .execute(&mut *tx)
+                    .await?;
+                }
+                Ok(())
+            }
+            .await;
+            (result, tx)
+        })
+    }
+
+    fn block_page_counts(&self, host: &str, fingerprints: &[u64]) -> Result<Vec<u32>, IndexError> {
+        let host = host.to_string();
+        let wanted: Vec<i64> = fingerprints.iter().map(|&f| f as i64).collect();
+        let rows: Vec<(i64, i32)> =
+            self.call("read block counts", move |mut tx, crawl| async move {
+                let result = sqlx::query_as(
+                    "SELECT fingerprint, pages FROM index_block_count \
+                 WHERE crawl = $1 AND host = $2 AND fingerprint = ANY($3)",
+                )
+                .bind(&crawl)
+                .bind(&host)
+                .bind(&wanted)
+                .fetch_all(&mut *tx)
+                .await;
+                (result, tx)
+            })?;
+        let counts: std::collections::HashMap<u64, u32> = rows
+            .into_iter()
+            .map(|(f, pages)| (f as u64, capped_count(pages)))
+            .collect();
+        Ok(fingerprints
+            .iter()
+            .map(|f| counts.get(f).copied().unwrap_or(0))
+            .collect())
+    }
+
+    fn host_page_count(&self, host: &str) -> Result<u32, IndexError> {
+        let host = host.to_string();
+        let pages: Option<i32> = self.call(
+            "read a host's page count",
+            move |mut tx, crawl| async move {
+                let result = sqlx::query_scalar(
+                    "SELECT pages FROM index_host WHERE crawl = $1 AND host = $2",
+                )
+                .bind(&crawl)
+                .bind(&host)
+                .fetch_optional(&mut *tx)
+                .await;
+                (result, tx)
+            },
+        )?;
+        Ok(pages.map_or(0, capped_count))
+    }
+}
+
+impl PgStorage<'_> {
+    fn digest_match(&self, kind: u8, key: u64) -> Result<Option<DocumentId>, IndexError> {
+        let id: Option<i64> =
+            self.call("read an exact digest", move |mut tx, crawl| async move {
+                let result = sqlx::query_scalar(
+                "SELECT id FROM index_digest WHERE crawl = $1 AND kind = $2 AND digest_key = $3",
+            )
+            .bind(&crawl)
+            .bind(kind as i8)
+            .bind(key as i64)
+            .fetch_optional(&mut *tx)
+            .await;
+                (result, tx)
+            })?;
+        id.map(document_id).transpose()
+    }
+}
+
+impl DedupIndex for PostgresDedupIndex {
+    fn check_and_insert(
+        &self,
+        document: &DocumentFingerprint,
+    ) -> Result<DedupDecision, IndexError> {
+        self.check(document, true)
+    }
+
+    fn lookup(&self, document: &DocumentFingerprint) -> Result<DedupDecision, IndexError> {
+        self.check(document, false)
+    }
+
+    fn remove(&self, id: DocumentId) -> Result<bool, IndexError> {
+        self.with_storage(Lock::Exclusive, |storage| {
+            let Some(document) = storage.document(id)? else {
+                return Ok(false);
+            };
+            storage.remove(document)?;
+            Ok(true)
+        })
+    }
+
+    fn document(&self, id: DocumentId) -> Result<Option<StoredDocument>, IndexError> {
+        self.with_storage(Lock::None, |storage| storage.document(id))
+    }
+
+    fn block_page_counts(&self, host: &str, fingerprints: &[u64]) -> Result<Vec<u32>, IndexError> {
+        self.with_storage(Lock::None, |storage| {
+            storage.block_page_counts(host, fingerprints)
+        })
+    }
+
+    fn host_document_count(&self, host: &str) -> Result<u32, IndexError> {
+        self.with_storage(Lock::None, |storage| storage.host_page_count(host))
+    }
+
+    fn stats(&self) -> Result<IndexStats, IndexError> {
+        self.with_storage(Lock::None, |storage| {
+            let (originals, buckets, bytes): (i64, i64, i64) =
+                storage.call("read the index's counts", move |mut tx, crawl| async move {
+                    let result = sqlx::query_as(
+                        "SELECT (SELECT originals FROM index_meta WHERE crawl = $1), \
+                         (SELECT count(*) FROM index_bucket WHERE crawl = $1), \
+                         (SELECT COALESCE(sum(octet_length(record)), 0)::bigint \
+                          FROM index_document WHERE crawl = $1)",
+                    )
+                    .bind(&crawl)
+                    .fetch_one(&mut *tx)
+                    .await;
+                    (result, tx)
+                })?;
+            Ok(IndexStats {
+                documents: u64::try_from(originals).unwrap_or(0),
+                band_buckets: u64::try_from(buckets).unwrap_or(0),
+                bytes_on_disk: u64::try_from(bytes).unwrap_or(0),
+            })
+        })
+    }
+
+    /// Every check-and-insert and removal is committed when it returns: nothing to do.
+    fn flush(&self) -> Result<(), IndexError> {
+        Ok(())
+    }
+}

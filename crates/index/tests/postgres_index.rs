@@ -1,0 +1,128 @@
+//! The PostgreSQL index ([`PostgresDedupIndex`]) on a real server (`DEDUPCRAWL_TEST_POSTGRES`;
+//! fails without one): the shared behaviour suite, check-and-insert racing across separate
+//! index handles (separate pools, like separate processes), settings checks, and crawls
+//! sharing one database without meeting.
+
+mod index_suite;
+mod postgres_support;
+
+use std::sync::{Arc, Barrier};
+
+use dedupcrawl_index::{DedupIndex, IndexConfig, IndexError, PostgresDedupIndex};
+use index_suite::{document, edited, tokens};
+
+fn connect(crawl: &str) -> PostgresDedupIndex {
+    PostgresDedupIndex::connect(
+        &postgres_support::server_url(),
+        crawl,
+        IndexConfig::default(),
+    )
+    .unwrap_or_else(|error| panic!("cannot open the PostgreSQL index: {error}"))
+}
+
+/// The PostgreSQL backend on a crawl of its own.
+struct Postgres {
+    crawl: String,
+}
+
+impl index_suite::Backend for Postgres {
+    fn open(&self) -> Arc<dyn DedupIndex> {
+        Arc::new(connect(&self.crawl))
+    }
+}
+
+fn postgres() -> Box<dyn index_suite::Backend> {
+    Box::new(Postgres {
+        crawl: postgres_support::fresh_crawl(),
+    })
+}
+
+dedup_index_suite!(postgres);
+
+/// Four index handles (four pools, as four worker processes would have) on one crawl race
+/// groups of near duplicates: exactly one of each group comes back new.
+#[test]
+fn four_handles_racing_near_duplicates_get_one_new_per_group() {
+    let crawl = postgres_support::fresh_crawl();
+    let handles: Vec<Arc<PostgresDedupIndex>> = (0..4).map(|_| Arc::new(connect(&crawl))).collect();
+    let rounds = 10u64;
+    for round in 0..rounds {
+        let base = tokens(5_000 + round, 1000);
+        let threads = 8;
+        let barrier = Arc::new(Barrier::new(threads));
+        let racers: Vec<_> = (0..threads as u64)
+            .map(|t| {
+                let index = handles[t as usize % handles.len()].clone();
+                let barrier = barrier.clone();
+                let doc = document(&format!("r{round}-t{t}"), &edited(&base, 5, t));
+                std::thread::spawn(move || {
+                    barrier.wait();
+                    index.check_and_insert(&doc).unwrap().is_new()
+                })
+            })
+            .collect();
+        let new = racers
+            .into_iter()
+            .map(|h| h.join().unwrap())
+            .filter(|&is_new| is_new)
+            .count();
+        assert_eq!(
+            new, 1,
+            "round {round}: {new} of 8 near duplicates came back new"
+        );
+    }
+    for handle in &handles {
+        assert_eq!(handle.stats().unwrap().documents, rounds);
+    }
+}
+
+/// Two crawls in one database keep apart: the same page is new in each.
+#[test]
+fn crawls_sharing_a_database_do_not_meet() {
+    let (a, b) = (
+        connect(&postgres_support::fresh_crawl()),
+        connect(&postgres_support::fresh_crawl()),
+    );
+    let doc = document("page", &tokens(77, 600));
+    assert!(a.check_and_insert(&doc).unwrap().is_new());
+    assert!(b.check_and_insert(&doc).unwrap().is_new());
+    assert!(!a.check_and_insert(&doc).unwrap().is_new());
+    assert_eq!(a.stats().unwrap().documents, 1);
+    assert_eq!(b.stats().unwrap().documents, 1);
+}
+
+/// Reopening a crawl's index with other signature settings is a clear error.
+#[test]
+fn other_signature_settings_are_refused() {
+    let crawl = postgres_support::fresh_crawl();
+    drop(connect(&crawl));
+    let error = PostgresDedupIndex::connect(
+        &postgres_support::server_url(),
+        &crawl,
+        IndexConfig::for_threshold(0.8, 64),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(error, IndexError::ParameterMismatch { .. }),
+        "{error}"
+    );
+}
+
+/// Block counts and host page counts are learnt from originals, as in the embedded index.
+#[test]
+fn block_counts_count_originals_per_host() {
+    let index = connect(&postgres_support::fresh_crawl());
+    for (i, blocks) in [vec![1u64, 2], vec![1], vec![1, 3]].into_iter().enumerate() {
+        let mut doc = document(&format!("p{i}"), &tokens(300 + i as u64, 600));
+        doc.block_fingerprints = blocks;
+        assert!(index.check_and_insert(&doc).unwrap().is_new());
+    }
+    assert_eq!(
+        index
+            .block_page_counts("example.org", &[1, 2, 3, 4])
+            .unwrap(),
+        vec![3, 1, 1, 0]
+    );
+    assert_eq!(index.host_document_count("example.org").unwrap(), 3);
+    assert_eq!(index.host_document_count("other.org").unwrap(), 0);
+}
