@@ -85,6 +85,7 @@
 //! # }
 //! ```
 
+mod capture;
 mod cdxj;
 mod digest;
 mod error;
@@ -93,8 +94,10 @@ mod http;
 mod http_head;
 mod reader;
 mod record;
+mod record_parser;
 mod repair;
 mod surt;
+mod warc_file_names;
 mod writer;
 
 pub use cdxj::{CdxjBuildReport, CdxjEntry, CdxjWriter, build_cdxj, sort_cdxj_file};

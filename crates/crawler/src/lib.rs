@@ -101,6 +101,7 @@ mod page;
 mod postgres_crawl_state;
 mod report;
 mod resume;
+mod robots_sitemaps;
 mod sled_crawl_state;
 mod stores;
 mod watchdog;
