@@ -58,6 +58,11 @@ pub struct CrawlArgs {
     /// Replaces `store.crawl`.
     #[arg(long = "crawl", value_name = "NAME")]
     pub crawl_name: Option<String>,
+    /// Runtime threads: N threads for fetching and N for page processing (default: the
+    /// machine's cores). `--threads 1` keeps a worker near one core, e.g. to run several
+    /// workers of one crawl on one machine.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub threads: Option<u16>,
     /// Format of the log lines on stderr.
     #[arg(long, value_enum, default_value_t = LogFormat::Human)]
     pub log_format: LogFormat,
@@ -113,9 +118,15 @@ pub fn run(args: CrawlArgs) -> anyhow::Result<u8> {
     // gains nothing from more threads than cores, and each thread keeps its own stem cache,
     // so an unbounded pool (tokio's default is 512) only costs memory.
     let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
-    let runtime = tokio::runtime::Builder::new_multi_thread()
+    let mut builder = tokio::runtime::Builder::new_multi_thread();
+    match args.threads {
+        Some(threads) => builder
+            .worker_threads(usize::from(threads))
+            .max_blocking_threads(usize::from(threads)),
+        None => builder.max_blocking_threads((2 * cores).max(4)),
+    };
+    let runtime = builder
         .enable_all()
-        .max_blocking_threads((2 * cores).max(4))
         .build()
         .context("cannot start the async runtime")?;
     let report = runtime

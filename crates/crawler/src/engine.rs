@@ -67,12 +67,37 @@ pub async fn run_crawl(config: CrawlConfig) -> Result<CrawlReport, CrawlError> {
         .map_err(|e| CrawlError::Worker(e.to_string()))?
 }
 
+/// A worker's name as it appears in its WARC file names: the last path component of a
+/// default name (its `--out` directory), letters, digits, `.` and `_` kept, the rest `_`
+/// (`-` separates the parts of a WARC file name).
+fn worker_file_tag(worker: &str) -> String {
+    let last = worker
+        .trim_end_matches(['/', '\\'])
+        .rsplit(['/', '\\'])
+        .next()
+        .unwrap_or(worker);
+    let tag: String = last
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '.' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if tag.is_empty() { "worker".into() } else { tag }
+}
+
 impl Engine {
     fn open(config: CrawlConfig, paths: &OutputPaths) -> Result<Engine, CrawlError> {
         let sites = config.sites()?;
         std::fs::create_dir_all(&paths.state)
             .map_err(|e| CrawlError::io("create directory", &paths.state, e))?;
         let dedup_settings = config.index_dedup_settings(&sites);
+        // Workers of a shared crawl name their WARC files after themselves, so files copied
+        // together from several `--out` directories never collide.
+        let mut warc_prefix = config.archive.prefix.clone();
         let stores = match config.store.location()? {
             StoreLocation::Embedded => CrawlStores::open_embedded(
                 &paths.state,
@@ -89,6 +114,7 @@ impl Engine {
                         .display()
                         .to_string(),
                 };
+                warc_prefix = format!("{warc_prefix}-{}", worker_file_tag(&worker));
                 CrawlStores::open_postgres(
                     &url,
                     &crawl,
@@ -102,7 +128,7 @@ impl Engine {
         let fetcher = Fetcher::new(config.fetch_config()?)?;
         let crawl_state = stores.crawl_state;
 
-        let mut warc_config = WarcWriterConfig::new(&paths.warc_dir, config.archive.prefix.clone());
+        let mut warc_config = WarcWriterConfig::new(&paths.warc_dir, warc_prefix);
         warc_config.max_file_size = config.archive.max_file_size;
         warc_config.warcinfo_fields = vec![
             (

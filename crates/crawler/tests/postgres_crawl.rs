@@ -89,6 +89,19 @@ async fn two_workers_on_one_crawl_archive_each_distinct_page_once_between_them()
     }
     let mut responses: std::collections::HashMap<String, usize> = Default::default();
     for out in &outs {
+        // Each worker's WARC files carry its name (the last component of its `out`).
+        let tag = out.file_name().and_then(|n| n.to_str()).expect("out name");
+        for file in std::fs::read_dir(out.join("warc")).expect("warc dir") {
+            let name = file
+                .expect("entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned();
+            assert!(
+                name.starts_with(&format!("dedupcrawl-{tag}-")),
+                "{name} does not name its worker {tag}"
+            );
+        }
         let own = responses_per_url(&read_warcs(out));
         // Both take part: the second takes up the hosts the first queued.
         assert!(!own.is_empty(), "{} archived nothing", out.display());

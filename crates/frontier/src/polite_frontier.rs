@@ -10,8 +10,9 @@
 //! for all keys). The limiters run on a clock set to the `now` given to
 //! [`FrontierStore::next_ready`], so decisions are reproducible from the caller's instants.
 //! Hosts wait in a min-heap by ready time; among ready hosts the one waiting longest goes
-//! first (round robin), so a slow or paused host never holds up the others. The schedule is
-//! per process: workers sharing one store each keep their own.
+//! first (round robin), so a slow or paused host never holds up the others. Workers sharing
+//! one store each keep this schedule, and the store spaces a host's requests across all of
+//! them ([`QueueStorage::lease_front`] with the host's [`HostSpacing`], shared pauses).
 
 use std::cmp::Reverse;
 use std::sync::{Mutex, MutexGuard};
@@ -23,7 +24,7 @@ use crate::entry::{
 };
 use crate::error::FrontierError;
 use crate::politeness::PolitenessConfig;
-use crate::queue_storage::{QueueEnd, QueueStorage};
+use crate::queue_storage::{FrontLease, HostSpacing, QueueEnd, QueueStorage};
 use crate::scheduler::{Clocks, HostState, HostStep, Scheduler};
 use crate::store::FrontierStore;
 
@@ -114,6 +115,20 @@ impl<Q: QueueStorage> PoliteFrontier<Q> {
         Ok(())
     }
 
+    /// Pauses the host in this worker's schedule and, for a storage shared by several
+    /// workers, in theirs; returns the pause end.
+    fn pause(
+        &self,
+        inner: &mut Scheduler,
+        host: &str,
+        now: Instant,
+        pause: Duration,
+    ) -> Result<Instant, FrontierError> {
+        self.storage
+            .pause_host(host, pause.min(self.config.max_retry_after))?;
+        Ok(inner.pause(host, now, pause, self.config.max_retry_after))
+    }
+
     /// Marks the host as having queued URLs and schedules it if it may go.
     fn host_has_queued(
         &self,
@@ -158,6 +173,9 @@ impl<Q: QueueStorage> FrontierStore for PoliteFrontier<Q> {
     /// The next URL whose host allows a request at `now`, leased.
     fn next_ready(&self, now: Instant) -> Result<NextUrl, FrontierError> {
         let mut inner = self.lock();
+        for host in self.storage.keep_alive()? {
+            self.host_has_queued(&mut inner, &host, now)?;
+        }
         let due = self.clocks.timebase.unix_ms(now);
         for host in self.storage.promote_due(due, PROMOTE_BATCH)? {
             self.host_has_queued(&mut inner, &host, now)?;
@@ -184,7 +202,14 @@ impl<Q: QueueStorage> FrontierStore for PoliteFrontier<Q> {
                 }
                 HostStep::Lease => {}
             }
-            let leased = match self.storage.lease_front(&host) {
+            let spacing = HostSpacing {
+                delay: inner
+                    .hosts
+                    .get(&host)
+                    .map_or(self.config.min_delay, |s| s.delay),
+                per_host,
+            };
+            let leased = match self.storage.lease_front(&host, spacing) {
                 Ok(leased) => leased,
                 Err(error) => {
                     // Keep the host reachable for the next call.
@@ -195,9 +220,16 @@ impl<Q: QueueStorage> FrontierStore for PoliteFrontier<Q> {
             let Some(state) = inner.hosts.get_mut(&host) else {
                 continue;
             };
-            let Some((lease, more)) = leased else {
-                state.has_queued = false;
-                continue;
+            let (lease, more) = match leased {
+                FrontLease::Leased { lease, more } => (lease, more),
+                FrontLease::Empty => {
+                    state.has_queued = false;
+                    continue;
+                }
+                FrontLease::NotBefore(wait) => {
+                    inner.schedule(&host, now + wait);
+                    continue;
+                }
             };
             state.in_flight += 1;
             state.has_queued = more;
@@ -262,7 +294,6 @@ impl<Q: QueueStorage> FrontierStore for PoliteFrontier<Q> {
             state.in_flight = state.in_flight.saturating_sub(1);
         }
         let attempts = lease.attempt.saturating_add(1);
-        let max_retry_after = self.config.max_retry_after;
         // Whatever a fetch of a given-up host says (other than done), its URL waits for the
         // next run.
         let outcome = match outcome {
@@ -292,11 +323,11 @@ impl<Q: QueueStorage> FrontierStore for PoliteFrontier<Q> {
                 count_try: true,
             } if attempts >= self.config.max_attempts => {
                 self.storage.finish(lease_id)?;
-                inner.pause(&host, now, pause, max_retry_after);
+                self.pause(&mut inner, &host, now, pause)?;
                 Completion::GaveUp { attempts }
             }
             HostOutcome::HostFailure { pause, count_try } => {
-                let not_before = inner.pause(&host, now, pause, max_retry_after);
+                let not_before = self.pause(&mut inner, &host, now, pause)?;
                 let tries = if count_try { attempts } else { lease.attempt };
                 requeue(&mut inner, tries, QueueEnd::Back)?;
                 Completion::Requeued {
@@ -309,12 +340,12 @@ impl<Q: QueueStorage> FrontierStore for PoliteFrontier<Q> {
             {
                 self.storage.finish(lease_id)?;
                 if let HostOutcome::RetryAfter(pause) = outcome {
-                    inner.pause(&host, now, pause, max_retry_after);
+                    self.pause(&mut inner, &host, now, pause)?;
                 }
                 Completion::GaveUp { attempts }
             }
             HostOutcome::RetryAfter(pause) => {
-                let not_before = inner.pause(&host, now, pause, max_retry_after);
+                let not_before = self.pause(&mut inner, &host, now, pause)?;
                 requeue(&mut inner, attempts, QueueEnd::Front)?;
                 Completion::Requeued {
                     attempt: attempts,
@@ -370,7 +401,7 @@ impl<Q: QueueStorage> FrontierStore for PoliteFrontier<Q> {
         let now = Instant::now();
         let mut inner = self.lock();
         self.ensure_host(&mut inner, host, now)?;
-        Ok(inner.pause(host, now, pause, self.config.max_retry_after))
+        self.pause(&mut inner, host, now, pause)
     }
 
     /// Stored, so it survives pruning and restarts.

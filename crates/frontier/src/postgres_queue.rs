@@ -16,8 +16,12 @@
 //! A worker with nothing of its own left takes up the hosts other workers queued, and does not
 //! call the crawl finished while they hold leases (`shared_work`).
 //!
-//! Not yet: lease renewal (a fetch longer than the lease may be handed to another worker once
-//! the lease expires) and politeness across workers (each worker keeps its own schedule).
+//! Politeness holds across workers: a host's row in `frontier_host_slot` (locked while a URL
+//! of the host is leased) keeps its next allowed start and its Retry-After pause on the
+//! database's clock (a pause ends early only when the worker that set it starts again), and
+//! its live leases are counted against the per-host concurrency.
+//! Leases are renewed every quarter of their length while the worker runs; expired leases of
+//! other workers (killed ones) go back to their host queues at the same time.
 
 use std::future::Future;
 use std::time::Duration;
@@ -26,12 +30,14 @@ use sqlx::postgres::PgPool;
 use sqlx::{Postgres, Transaction};
 
 use crate::canonical::CanonicalUrl;
-use crate::entry::{FrontierEntry, Lease, OfferOutcome};
+use crate::entry::{FrontierEntry, OfferOutcome};
 use crate::error::FrontierError;
 use crate::polite_frontier::PoliteFrontier;
 use crate::politeness::PolitenessConfig;
 use crate::postgres_schema::connect_and_migrate;
-use crate::queue_storage::{QueueEnd, QueueStorage, SharedWork, StoredCounts};
+use crate::queue_storage::{
+    FrontLease, HostSpacing, QueueEnd, QueueStorage, SharedWork, StoredCounts,
+};
 use crate::seen::seen_key;
 use crate::stored_entry::StoredEntry;
 
@@ -63,6 +69,8 @@ pub struct PostgresQueue {
     crawl: String,
     worker: String,
     lease_ms: i64,
+    /// When this worker last renewed its leases ([`QueueStorage::keep_alive`]).
+    last_keep_alive: std::sync::Mutex<std::time::Instant>,
     runtime: Option<tokio::runtime::Runtime>,
 }
 
@@ -118,6 +126,55 @@ async fn queue_at_back(
     Ok(())
 }
 
+/// What one lease transaction found.
+enum Claim {
+    Leased(i64, String, bool),
+    Empty,
+    Wait(i64),
+}
+
+/// Milliseconds a worker waits before asking again for a host whose concurrency other workers
+/// hold (when its delay is shorter).
+const CONCURRENCY_POLL_MS: i64 = 50;
+
+/// Puts expired leases (and, with `owner`, every lease of that worker: a process that
+/// crashed) back at the front of their host queues, the oldest lease first in the queue;
+/// their hosts.
+async fn requeue_left_leases(
+    tx: &mut Transaction<'static, Postgres>,
+    crawl: &str,
+    owner: Option<&str>,
+) -> Result<Vec<String>, sqlx::Error> {
+    let leftovers: Vec<(i64, String)> = sqlx::query_as(
+        "SELECT id, host FROM frontier_entry WHERE crawl = $1 AND state = 'leased' \
+         AND (lease_owner = $2 OR lease_expires_at < now()) \
+         ORDER BY lease_id DESC FOR UPDATE SKIP LOCKED",
+    )
+    .bind(crawl)
+    .bind(owner)
+    .fetch_all(&mut **tx)
+    .await?;
+    if !leftovers.is_empty() {
+        tracing::info!(count = leftovers.len(), "requeueing URLs left leased");
+    }
+    let mut hosts = Vec::with_capacity(leftovers.len());
+    for (id, host) in leftovers {
+        sqlx::query(&format!(
+            "UPDATE frontier_entry SET state = 'queued', lease_id = NULL, \
+             lease_owner = NULL, lease_expires_at = NULL, position = {FRONT_POSITION} \
+             WHERE id = $3"
+        ))
+        .bind(crawl)
+        .bind(&host)
+        .bind(id)
+        .execute(&mut **tx)
+        .await?;
+        hosts.push(host);
+    }
+    hosts.dedup();
+    Ok(hosts)
+}
+
 impl PostgresFrontierStore {
     /// Connects (migrating the schema), puts this worker's leftover leases and every expired
     /// lease back in front of their host queues, and schedules over the crawl's frontier.
@@ -140,6 +197,7 @@ impl PostgresFrontierStore {
             crawl: config.crawl.clone(),
             worker: config.worker.clone(),
             lease_ms: i64::try_from(config.lease.as_millis()).unwrap_or(i64::MAX),
+            last_keep_alive: std::sync::Mutex::new(std::time::Instant::now()),
             runtime: Some(runtime),
         };
         PoliteFrontier::over(storage, politeness)
@@ -190,30 +248,16 @@ impl PostgresQueue {
 impl QueueStorage for PostgresQueue {
     fn recover(&self) -> Result<Vec<String>, FrontierError> {
         self.transaction("recover leases", move |mut tx, crawl, worker| async move {
-            let leftovers: Vec<(i64, String)> = sqlx::query_as(
-                "SELECT id, host FROM frontier_entry WHERE crawl = $1 AND state = 'leased' \
-                 AND (lease_owner = $2 OR lease_expires_at < now()) \
-                 ORDER BY lease_id DESC FOR UPDATE SKIP LOCKED",
+            requeue_left_leases(&mut tx, &crawl, Some(&worker)).await?;
+            // Pauses of this worker's earlier run end with it (as in one process's memory).
+            sqlx::query(
+                "UPDATE frontier_host_slot SET paused_until = 'epoch', paused_by = NULL \
+                 WHERE crawl = $1 AND paused_by = $2",
             )
             .bind(&crawl)
             .bind(&worker)
-            .fetch_all(&mut *tx)
+            .execute(&mut *tx)
             .await?;
-            if !leftovers.is_empty() {
-                tracing::info!(count = leftovers.len(), "requeueing URLs left leased");
-            }
-            for (id, host) in leftovers {
-                sqlx::query(&format!(
-                    "UPDATE frontier_entry SET state = 'queued', lease_id = NULL, \
-                     lease_owner = NULL, lease_expires_at = NULL, position = {FRONT_POSITION} \
-                     WHERE id = $3"
-                ))
-                .bind(&crawl)
-                .bind(&host)
-                .bind(id)
-                .execute(&mut *tx)
-                .await?;
-            }
             let hosts: Vec<String> = sqlx::query_scalar(
                 "SELECT host FROM (SELECT DISTINCT host FROM frontier_entry \
                  WHERE crawl = $1 AND state = 'queued') AS queued ORDER BY host COLLATE \"C\"",
@@ -315,14 +359,45 @@ impl QueueStorage for PostgresQueue {
         })
     }
 
-    fn lease_front(&self, host: &str) -> Result<Option<(Lease, bool)>, FrontierError> {
+    /// Locks the host's slot row for the transaction: the wait for its next start (delay or
+    /// pause, on the database's clock) and its leases across workers decide; a lease moves
+    /// the next start `spacing.delay` ahead.
+    fn lease_front(&self, host: &str, spacing: HostSpacing) -> Result<FrontLease, FrontierError> {
         let host = host.to_string();
         let lease_ms = self.lease_ms;
+        let delay_ms = i64::try_from(spacing.delay.as_millis()).unwrap_or(i64::MAX);
+        let per_host = i64::from(spacing.per_host);
         loop {
             let queue_host = host.clone();
             let claimed =
                 self.transaction("lease a URL", move |mut tx, crawl, worker| async move {
                     let host = queue_host;
+                    let wait_ms: i64 = sqlx::query_scalar(
+                        "INSERT INTO frontier_host_slot AS slot (crawl, host) VALUES ($1, $2) \
+                         ON CONFLICT (crawl, host) DO UPDATE SET crawl = slot.crawl \
+                         RETURNING CAST(GREATEST(0, CEIL(1000 * EXTRACT(EPOCH FROM \
+                           GREATEST(slot.next_start_at, slot.paused_until) - clock_timestamp()))) \
+                           AS int8)",
+                    )
+                    .bind(&crawl)
+                    .bind(&host)
+                    .fetch_one(&mut *tx)
+                    .await?;
+                    if wait_ms > 0 {
+                        return Ok((Claim::Wait(wait_ms), tx));
+                    }
+                    let leased: i64 = sqlx::query_scalar(
+                        "SELECT count(*) FROM frontier_entry WHERE crawl = $1 AND host = $2 \
+                         AND state = 'leased' AND lease_expires_at > now()",
+                    )
+                    .bind(&crawl)
+                    .bind(&host)
+                    .fetch_one(&mut *tx)
+                    .await?;
+                    if leased >= per_host {
+                        // Its turn comes when a lease ends: ask again after one delay.
+                        return Ok((Claim::Wait(delay_ms.max(CONCURRENCY_POLL_MS)), tx));
+                    }
                     let claimed: Option<(i64, String)> = sqlx::query_as(
                         "WITH claimed AS (SELECT id FROM frontier_entry \
                        WHERE crawl = $1 AND host = $2 AND state = 'queued' \
@@ -338,6 +413,19 @@ impl QueueStorage for PostgresQueue {
                     .bind(lease_ms)
                     .fetch_optional(&mut *tx)
                     .await?;
+                    let Some((lease_id, text)) = claimed else {
+                        return Ok((Claim::Empty, tx));
+                    };
+                    sqlx::query(
+                        "UPDATE frontier_host_slot SET \
+                         next_start_at = clock_timestamp() + $3 * interval '1 millisecond' \
+                         WHERE crawl = $1 AND host = $2",
+                    )
+                    .bind(&crawl)
+                    .bind(&host)
+                    .bind(delay_ms)
+                    .execute(&mut *tx)
+                    .await?;
                     let more: bool = sqlx::query_scalar(
                         "SELECT EXISTS (SELECT 1 FROM frontier_entry \
                      WHERE crawl = $1 AND host = $2 AND state = 'queued')",
@@ -346,20 +434,84 @@ impl QueueStorage for PostgresQueue {
                     .bind(&host)
                     .fetch_one(&mut *tx)
                     .await?;
-                    Ok((claimed.map(|(id, text)| (id, text, more)), tx))
+                    Ok((Claim::Leased(lease_id, text, more), tx))
                 })?;
-            let Some((lease_id, text, more)) = claimed else {
-                return Ok(None);
+            let (lease_id, text, more) = match claimed {
+                Claim::Leased(lease_id, text, more) => (lease_id, text, more),
+                Claim::Empty => return Ok(FrontLease::Empty),
+                Claim::Wait(ms) => {
+                    return Ok(FrontLease::NotBefore(Duration::from_millis(
+                        u64::try_from(ms).unwrap_or(0),
+                    )));
+                }
             };
             let lease_id = u64::try_from(lease_id).unwrap_or_default();
             match StoredEntry::decode(text.as_bytes()) {
-                Ok(entry) => return Ok(Some((entry.into_lease(lease_id), more))),
+                Ok(entry) => {
+                    return Ok(FrontLease::Leased {
+                        lease: entry.into_lease(lease_id),
+                        more,
+                    });
+                }
                 Err(error) => {
                     tracing::warn!(%error, host, "dropping undecodable queue entry");
                     self.finish(lease_id)?;
                 }
             }
         }
+    }
+
+    fn pause_host(&self, host: &str, pause: Duration) -> Result<(), FrontierError> {
+        let host = host.to_string();
+        let pause_ms = i64::try_from(pause.as_millis()).unwrap_or(i64::MAX);
+        self.transaction("pause a host", move |mut tx, crawl, worker| async move {
+            sqlx::query(
+                "INSERT INTO frontier_host_slot AS slot (crawl, host, paused_until, paused_by) \
+                 VALUES ($1, $2, clock_timestamp() + $3 * interval '1 millisecond', $4) \
+                 ON CONFLICT (crawl, host) DO UPDATE \
+                 SET paused_until = GREATEST(slot.paused_until, EXCLUDED.paused_until), \
+                 paused_by = CASE WHEN EXCLUDED.paused_until > slot.paused_until \
+                   THEN EXCLUDED.paused_by ELSE slot.paused_by END",
+            )
+            .bind(&crawl)
+            .bind(&host)
+            .bind(pause_ms)
+            .bind(&worker)
+            .execute(&mut *tx)
+            .await?;
+            Ok(((), tx))
+        })
+    }
+
+    /// Every quarter of a lease: this worker's leases are renewed (a long fetch is not handed
+    /// to another worker), and expired leases of other workers (killed, or cut off from the
+    /// database) go back to the front of their host queues.
+    fn keep_alive(&self) -> Result<Vec<String>, FrontierError> {
+        let every = Duration::from_millis(u64::try_from(self.lease_ms / 4).unwrap_or(0));
+        {
+            let mut last = self
+                .last_keep_alive
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            if last.elapsed() < every {
+                return Ok(Vec::new());
+            }
+            *last = std::time::Instant::now();
+        }
+        let lease_ms = self.lease_ms;
+        self.transaction("renew leases", move |mut tx, crawl, worker| async move {
+            sqlx::query(
+                "UPDATE frontier_entry SET lease_expires_at = now() + $3 * interval '1 millisecond' \
+                 WHERE crawl = $1 AND lease_owner = $2 AND state = 'leased'",
+            )
+            .bind(&crawl)
+            .bind(&worker)
+            .bind(lease_ms)
+            .execute(&mut *tx)
+            .await?;
+            let hosts = requeue_left_leases(&mut tx, &crawl, None).await?;
+            Ok((hosts, tx))
+        })
     }
 
     fn is_leased(&self, lease_id: u64) -> Result<bool, FrontierError> {

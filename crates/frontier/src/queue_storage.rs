@@ -23,6 +23,28 @@ pub struct StoredCounts {
     pub seen: u64,
 }
 
+/// How far apart a host's requests must be: a storage shared by several workers enforces it
+/// across all of them (one process's storage leaves it to the in-memory schedule).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HostSpacing {
+    /// Least time between two request starts to the host.
+    pub delay: Duration,
+    /// Most leases of the host out at once.
+    pub per_host: u32,
+}
+
+/// What [`QueueStorage::lease_front`] found.
+#[derive(Debug)]
+pub enum FrontLease {
+    /// The host queue's first entry, leased, and whether more remain queued.
+    Leased { lease: Lease, more: bool },
+    /// Nothing queued for the host.
+    Empty,
+    /// Another worker sharing the storage used the host's turn (or holds its concurrency, or
+    /// a Retry-After pause): ask again after this long.
+    NotBefore(Duration),
+}
+
 /// What other workers of a shared crawl left to do, as one worker sees it.
 #[derive(Debug, Clone, Default)]
 pub struct SharedWork {
@@ -44,8 +66,22 @@ pub trait QueueStorage: Send + Sync {
     fn contains(&self, url: &CanonicalUrl) -> Result<bool, FrontierError>;
     /// Adds the URL to the seen set; whether it was new.
     fn mark_seen(&self, url: &CanonicalUrl) -> Result<bool, FrontierError>;
-    /// Leases the first entry of the host queue; the lease and whether more remain queued.
-    fn lease_front(&self, host: &str) -> Result<Option<(Lease, bool)>, FrontierError>;
+    /// Leases the first entry of the host queue if `spacing` allows a request to the host now
+    /// across every worker sharing the storage; the next request start is then at least
+    /// `spacing.delay` later for all of them.
+    fn lease_front(&self, host: &str, spacing: HostSpacing) -> Result<FrontLease, FrontierError>;
+    /// Holds every worker sharing the storage back from the host for `pause` from now (a
+    /// Retry-After or a host failure). One process's storage: the in-memory schedule already
+    /// does, nothing to store.
+    fn pause_host(&self, _host: &str, _pause: Duration) -> Result<(), FrontierError> {
+        Ok(())
+    }
+    /// Called on every scheduling step; a shared storage renews this worker's leases now and
+    /// then and puts expired leases of other (dead) workers back in their host queues,
+    /// returning those hosts. One process's storage has nothing to renew.
+    fn keep_alive(&self) -> Result<Vec<String>, FrontierError> {
+        Ok(Vec::new())
+    }
     /// Whether the lease is out (not completed).
     fn is_leased(&self, lease_id: u64) -> Result<bool, FrontierError>;
     /// Ends a lease: the URL is done.

@@ -39,11 +39,11 @@ use sled::transaction::{
 use sled::{IVec, Tree};
 
 use crate::canonical::CanonicalUrl;
-use crate::entry::{FrontierEntry, Lease, OfferOutcome};
+use crate::entry::{FrontierEntry, OfferOutcome};
 use crate::error::FrontierError;
 use crate::polite_frontier::PoliteFrontier;
 use crate::politeness::PolitenessConfig;
-use crate::queue_storage::{QueueEnd, QueueStorage, StoredCounts};
+use crate::queue_storage::{FrontLease, HostSpacing, QueueEnd, QueueStorage, StoredCounts};
 use crate::seen::{META_WAL_LEN, SeenKey, SeenSetStats, SeenUrlSet, seen_key};
 use crate::stored_entry::StoredEntry;
 
@@ -324,12 +324,13 @@ impl QueueStorage for SledQueue {
     }
 
     /// Moves the first decodable entry of the host queue to the in-flight tree.
-    fn lease_front(&self, host: &str) -> Result<Option<(Lease, bool)>, FrontierError> {
+    /// One process uses the store: the in-memory schedule already spaced the host.
+    fn lease_front(&self, host: &str, _spacing: HostSpacing) -> Result<FrontLease, FrontierError> {
         let prefix = queue_prefix(host);
         loop {
             let mut entries = self.queue.scan_prefix(&prefix);
             let Some((key, value)) = entries.next().transpose()? else {
-                return Ok(None);
+                return Ok(FrontLease::Empty);
             };
             let more = entries.next().transpose()?.is_some();
             drop(entries);
@@ -352,7 +353,10 @@ impl QueueStorage for SledQueue {
                     add_to_counter(meta, COUNTER_QUEUED, -1)
                 },
             )?;
-            return Ok(Some((entry.into_lease(lease_id), more)));
+            return Ok(FrontLease::Leased {
+                lease: entry.into_lease(lease_id),
+                more,
+            });
         }
     }
 

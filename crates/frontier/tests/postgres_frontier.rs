@@ -175,3 +175,137 @@ fn a_worker_takes_up_hosts_another_queued_and_waits_for_its_leases() {
     assert!(matches!(a.next_ready(now).expect("next"), NextUrl::Empty));
     assert!(matches!(b.next_ready(now).expect("next"), NextUrl::Empty));
 }
+
+/// A worker like [`worker`] with this politeness.
+fn polite_worker(url: &str, name: &str, politeness: PolitenessConfig) -> PostgresFrontierStore {
+    let config = PostgresFrontierConfig {
+        url: url.to_string(),
+        crawl: "shared".into(),
+        worker: name.into(),
+        lease: DEFAULT_LEASE,
+    };
+    PostgresFrontierStore::connect(&config, politeness).expect("connect")
+}
+
+/// Leases and completes URLs until the crawl is empty, sleeping while told to wait; the
+/// instants of its leases.
+fn crawl_until_empty(store: &PostgresFrontierStore) -> Vec<std::time::Instant> {
+    use dedupcrawl_frontier::{HostOutcome, NextUrl};
+    let mut leased_at = Vec::new();
+    let give_up = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        let now = std::time::Instant::now();
+        assert!(now < give_up, "the crawl did not end");
+        match store.next_ready(now).expect("next") {
+            NextUrl::Ready(lease) => {
+                leased_at.push(std::time::Instant::now());
+                store.complete(lease, HostOutcome::Done).expect("complete");
+            }
+            NextUrl::WaitUntil(at) => std::thread::sleep(at.saturating_duration_since(now)),
+            NextUrl::Busy => std::thread::sleep(std::time::Duration::from_millis(5)),
+            NextUrl::Empty => return leased_at,
+        }
+    }
+}
+
+/// Politeness holds across workers: two workers crawling one host never start requests to it
+/// closer than its delay (each alone would lease as soon as its own schedule allows).
+#[test]
+fn two_workers_keep_a_hosts_delay_between_them() {
+    let url = fresh_url();
+    let delay = std::time::Duration::from_millis(200);
+    let politeness = PolitenessConfig {
+        min_delay: delay,
+        per_host_concurrency: 100,
+        global_concurrency: 1000,
+        ..PolitenessConfig::default()
+    };
+    let a = polite_worker(&url, "worker-a", politeness.clone());
+    let b = polite_worker(&url, "worker-b", politeness);
+    let one_host = (0..8).map(|i| {
+        dedupcrawl_frontier::FrontierEntry::seed(
+            format!("http://one.example/{i}").parse().expect("a URL"),
+        )
+    });
+    a.offer_all(one_host.collect()).expect("offer");
+    b.offer_all(Vec::new()).expect("offer nothing");
+    let (from_a, from_b) = std::thread::scope(|scope| {
+        let from_a = scope.spawn(|| crawl_until_empty(&a));
+        let from_b = scope.spawn(|| crawl_until_empty(&b));
+        (from_a.join().expect("a"), from_b.join().expect("b"))
+    });
+    assert!(!from_b.is_empty(), "b took part");
+    let mut all: Vec<_> = from_a.iter().chain(&from_b).copied().collect();
+    all.sort();
+    assert_eq!(all.len(), 8);
+    // The database's clock spaces the starts; the instants here were taken after each lease
+    // returned, so allow some latency.
+    let tolerance = std::time::Duration::from_millis(40);
+    for pair in all.windows(2) {
+        let gap = pair[1] - pair[0];
+        assert!(gap + tolerance >= delay, "two starts {gap:?} apart");
+    }
+}
+
+/// A Retry-After a worker got holds every worker of the crawl back from the host.
+#[test]
+fn a_retry_after_holds_back_every_worker() {
+    use dedupcrawl_frontier::{HostOutcome, NextUrl};
+    let url = fresh_url();
+    let a = worker(&url, "worker-a", DEFAULT_LEASE);
+    let b = worker(&url, "worker-b", DEFAULT_LEASE);
+    a.offer_all((0..3).map(|i| entry(3 * i)).collect())
+        .expect("offer"); // all on h0
+    let lease = drain(&a).into_iter().next().expect("a lease");
+    let pause = std::time::Duration::from_millis(600);
+    let paused_at = std::time::Instant::now();
+    a.complete(lease, HostOutcome::RetryAfter(pause))
+        .expect("complete");
+    let leased = loop {
+        let now = std::time::Instant::now();
+        assert!(now - paused_at < std::time::Duration::from_secs(30));
+        match b.next_ready(now).expect("next") {
+            NextUrl::Ready(_) => break now,
+            NextUrl::WaitUntil(at) => std::thread::sleep(at.saturating_duration_since(now)),
+            NextUrl::Busy => std::thread::sleep(std::time::Duration::from_millis(5)),
+            NextUrl::Empty => panic!("b found nothing"),
+        }
+    };
+    assert!(
+        leased - paused_at >= pause - std::time::Duration::from_millis(20),
+        "b leased {:?} after the pause began",
+        leased - paused_at
+    );
+}
+
+/// While it runs, a worker renews its own leases (a fetch longer than the lease keeps its URL)
+/// and takes back the expired leases of a worker that died, without restarting.
+#[test]
+fn a_running_worker_renews_its_leases_and_takes_over_a_dead_workers() {
+    use dedupcrawl_frontier::{HostOutcome, NextUrl};
+    let url = fresh_url();
+    let lease = std::time::Duration::from_millis(400);
+    let live = worker(&url, "worker-live", lease);
+    let dying = worker(&url, "worker-dying", lease);
+    live.offer_all(vec![entry(0)]).expect("offer");
+    let own = drain(&live);
+    assert_eq!(own.len(), 1);
+    dying.offer_all((1..4).map(entry).collect()).expect("offer");
+    assert_eq!(drain(&dying).len(), 3);
+    drop(dying); // dies with three leases out
+    let mut taken_over = Vec::new();
+    let until = std::time::Instant::now() + 4 * lease;
+    while std::time::Instant::now() < until {
+        match live.next_ready(std::time::Instant::now()).expect("next") {
+            NextUrl::Ready(lease) => taken_over.push(lease.url().to_string()),
+            _ => std::thread::sleep(std::time::Duration::from_millis(20)),
+        }
+    }
+    taken_over.sort();
+    assert_eq!(taken_over.len(), 3, "{taken_over:?}");
+    // Held for four lease lengths, the live worker's own lease is still its own.
+    for lease in own {
+        live.complete(lease, HostOutcome::Done)
+            .expect("a renewed lease completes");
+    }
+}
