@@ -281,7 +281,7 @@ pub struct SiteConfig {
 /// `[store]`: where the crawl's state lives. Without `url`, in the embedded store
 /// (`OUT/state/`); with a `postgres://` URL, in PostgreSQL, keyed by `crawl` so that several
 /// workers (each with its own `out`) share one crawl and several crawls share one database.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct StoreSettings {
     /// `postgres://user@host:port/database` (unset: the embedded store).
@@ -290,6 +290,21 @@ pub struct StoreSettings {
     pub crawl: Option<String>,
     /// This worker's name, stable across its restarts (unset: the absolute `crawl.out` path).
     pub worker: Option<String>,
+    /// How long a URL leased to a worker stays its own without renewal: a running worker
+    /// renews its leases every quarter of this, a killed worker's URLs go back to the queues
+    /// when it runs out.
+    pub lease_seconds: f64,
+}
+
+impl Default for StoreSettings {
+    fn default() -> Self {
+        StoreSettings {
+            url: None,
+            crawl: None,
+            worker: None,
+            lease_seconds: 300.0,
+        }
+    }
 }
 
 /// Where a crawl's state lives, resolved from [`StoreSettings`].
@@ -300,6 +315,7 @@ pub(crate) enum StoreLocation {
         url: String,
         crawl: String,
         worker: Option<String>,
+        lease: std::time::Duration,
     },
 }
 
@@ -324,10 +340,18 @@ impl StoreSettings {
                 ));
             }
         };
+        if !(self.lease_seconds.is_finite() && (1.0..=86_400.0).contains(&self.lease_seconds)) {
+            return Err(CrawlError::ConfigValue(format!(
+                "store.lease_seconds = {} must be between 1 and 86400 (a killed worker's URLs \
+                 come back after it; a running worker renews every quarter of it)",
+                self.lease_seconds
+            )));
+        }
         Ok(StoreLocation::Postgres {
             url: url.clone(),
             crawl,
             worker: self.worker.clone(),
+            lease: std::time::Duration::from_secs_f64(self.lease_seconds),
         })
     }
 }

@@ -104,7 +104,12 @@ impl Engine {
                 config.politeness(&sites)?,
                 dedup_settings.index_config(),
             )?,
-            StoreLocation::Postgres { url, crawl, worker } => {
+            StoreLocation::Postgres {
+                url,
+                crawl,
+                worker,
+                lease,
+            } => {
                 // A worker's default name is its output directory: stable across restarts,
                 // distinct for workers sharing a machine.
                 let worker = match worker {
@@ -119,6 +124,7 @@ impl Engine {
                     &url,
                     &crawl,
                     &worker,
+                    lease,
                     config.politeness(&sites)?,
                     dedup_settings.index_config(),
                 )?

@@ -5,8 +5,7 @@
 use std::sync::Arc;
 
 use dedupcrawl_frontier::{
-    DEFAULT_LEASE, Frontier, FrontierStore, PolitenessConfig, PostgresFrontierConfig,
-    PostgresFrontierStore,
+    Frontier, FrontierStore, PolitenessConfig, PostgresFrontierConfig, PostgresFrontierStore,
 };
 use dedupcrawl_index::{DedupIndex, IndexConfig, PostgresDedupIndex, SledDedupIndex};
 
@@ -64,6 +63,7 @@ impl CrawlStores {
         url: &str,
         crawl: &str,
         worker: &str,
+        lease: std::time::Duration,
         politeness: PolitenessConfig,
         index_config: IndexConfig,
     ) -> Result<CrawlStores, CrawlError> {
@@ -72,7 +72,7 @@ impl CrawlStores {
                 url: url.to_string(),
                 crawl: crawl.to_string(),
                 worker: worker.to_string(),
-                lease: DEFAULT_LEASE,
+                lease,
             },
             politeness,
         )?;

@@ -85,6 +85,13 @@ fn bad_values_are_errors_naming_the_key() {
     );
     check("[crawl]\nseeds = [\"ftp://a.example/\"]\n", "crawl.seeds");
     check(
+        &format!(
+            "{seeds}[store]\nurl = \"postgres://db.example/crawls\"\ncrawl = \"c\"\n\
+             lease_seconds = 0.1\n"
+        ),
+        "store.lease_seconds",
+    );
+    check(
         "[[site]]\nseeds = [\"http://a.example/\"]\nthreshold = 0\n",
         "site[0].threshold",
     );
