@@ -87,7 +87,6 @@ async fn two_workers_on_one_crawl_archive_each_distinct_page_once_between_them()
         let report = worker.await.expect("worker task").expect("crawl runs");
         eprintln!("{}", report.summary());
     }
-    let mut responses: std::collections::HashMap<String, usize> = Default::default();
     for out in &outs {
         // Each worker's WARC files carry its name (the last component of its `out`).
         let tag = out.file_name().and_then(|n| n.to_str()).expect("out name");
@@ -102,40 +101,13 @@ async fn two_workers_on_one_crawl_archive_each_distinct_page_once_between_them()
                 "{name} does not name its worker {tag}"
             );
         }
-        let own = responses_per_url(&read_warcs(out));
         // Both take part: the second takes up the hosts the first queued.
-        assert!(!own.is_empty(), "{} archived nothing", out.display());
-        for (url, count) in own {
-            *responses.entry(url).or_default() += count;
-        }
+        assert!(
+            !responses_per_url(&read_warcs(out)).is_empty(),
+            "{} archived nothing",
+            out.display()
+        );
     }
-    let expected = site.expected();
-    let mut failures = Vec::new();
-    for (url, count) in &responses {
-        if *count != 1 {
-            failures.push(format!(
-                "{url}: {count} response records across both workers"
-            ));
-        }
-    }
-    for url in &expected.distinct_pages {
-        let count = responses.get(url).copied().unwrap_or(0);
-        if expected.group_of(url).is_none() && count != 1 {
-            failures.push(format!("{url}: {count} responses across both workers"));
-        }
-    }
-    for group in &expected.duplicate_groups {
-        let archived = group
-            .members
-            .iter()
-            .filter(|m| responses.get(*m).copied().unwrap_or(0) > 0)
-            .count();
-        if archived != 1 {
-            failures.push(format!(
-                "group {:?} {:?}: {archived} archived",
-                group.kind, group.members
-            ));
-        }
-    }
+    let failures = shared_crawl_problems(&site.expected(), &outs);
     assert!(failures.is_empty(), "{failures:#?}");
 }

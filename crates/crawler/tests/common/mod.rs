@@ -173,3 +173,43 @@ pub fn archive_problems(expected: &Expectations, out: &Path) -> Vec<String> {
     }
     failures
 }
+
+/// What is wrong with the archives of the workers of one shared crawl (`outs`, one per
+/// worker): every response archived once across all of them, every distinct page archived,
+/// and each duplicate group archived once.
+pub fn shared_crawl_problems(expected: &Expectations, outs: &[std::path::PathBuf]) -> Vec<String> {
+    let mut responses: HashMap<String, usize> = HashMap::new();
+    for out in outs {
+        for (url, count) in responses_per_url(&read_warcs(out)) {
+            *responses.entry(url).or_default() += count;
+        }
+    }
+    let mut failures = Vec::new();
+    for (url, count) in &responses {
+        if *count != 1 {
+            failures.push(format!(
+                "{url}: {count} response records across the workers"
+            ));
+        }
+    }
+    for url in &expected.distinct_pages {
+        let count = responses.get(url).copied().unwrap_or(0);
+        if expected.group_of(url).is_none() && count != 1 {
+            failures.push(format!("{url}: {count} responses across the workers"));
+        }
+    }
+    for group in &expected.duplicate_groups {
+        let archived = group
+            .members
+            .iter()
+            .filter(|m| responses.get(*m).copied().unwrap_or(0) > 0)
+            .count();
+        if archived != 1 {
+            failures.push(format!(
+                "group {:?} {:?}: {archived} archived",
+                group.kind, group.members
+            ));
+        }
+    }
+    failures
+}
