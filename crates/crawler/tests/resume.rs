@@ -6,105 +6,16 @@
 
 mod common;
 
-use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
-
 use dedupcrawl_crawler::{Decision, run_crawl, warc_files};
 use dedupcrawl_testsite::TestSite;
 
+use common::child_crawl::*;
 use common::*;
 
-const CHILD_ENV: &str = "DEDUPCRAWL_RESUME_CHILD";
-
-/// Child mode: `SEEDS|OUT` in the environment; runs the crawl. A no-op in a normal test run.
+/// Child mode (see `common::child_crawl`); a no-op in a normal test run.
 #[test]
 fn resume_child_process() {
-    let Ok(spec) = std::env::var(CHILD_ENV) else {
-        return;
-    };
-    let mut parts = spec.split('|');
-    let seeds: Vec<String> = parts
-        .next()
-        .unwrap_or_default()
-        .split(',')
-        .map(str::to_string)
-        .collect();
-    let out = parts.next().expect("OUT in the spec");
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("runtime");
-    let report = runtime
-        .block_on(run_crawl(child_config(seeds, Path::new(out))))
-        .expect("child crawl");
-    assert!(report.finished);
-}
-
-/// The children checkpoint the state every 50 ms, so the kills also land between checkpoints
-/// and resumes start from them.
-fn child_config(seeds: Vec<String>, out: &Path) -> dedupcrawl_crawler::CrawlConfig {
-    let mut config = config_for(seeds, out);
-    config.crawl.checkpoint_every = 0.05;
-    config
-}
-
-fn log_lines(out: &Path) -> usize {
-    std::fs::read_to_string(out.join("crawl.log.jsonl"))
-        .map(|s| s.lines().count())
-        .unwrap_or(0)
-}
-
-/// When the child is killed.
-#[derive(Debug, Clone, Copy)]
-enum KillAt {
-    /// Once the crawl log has this many lines.
-    Lines(usize),
-    /// This long after the child started (mid robots/sitemap fetch or mid page).
-    Millis(u64),
-    /// Never: run to the end.
-    Never,
-}
-
-/// Runs the child crawl and kills it (SIGKILL) at `kill_at`. Returns whether the child exited
-/// by itself successfully.
-async fn run_child(spec: &str, out: &Path, kill_at: KillAt, run: usize) -> bool {
-    let stderr = std::fs::File::create(out.with_extension(format!("child{run}.stderr")))
-        .expect("stderr file");
-    let mut child = Command::new(std::env::current_exe().expect("test binary"))
-        .args([
-            "resume_child_process",
-            "--exact",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env(CHILD_ENV, spec)
-        .stdout(Stdio::null())
-        .stderr(stderr)
-        .spawn()
-        .expect("spawn child crawl");
-    let started = Instant::now();
-    loop {
-        if let Some(status) = child.try_wait().expect("wait child") {
-            return status.success();
-        }
-        let kill = match kill_at {
-            KillAt::Lines(lines) => log_lines(out) >= lines,
-            KillAt::Millis(ms) => started.elapsed() >= Duration::from_millis(ms),
-            KillAt::Never => false,
-        };
-        if kill {
-            child.kill().expect("SIGKILL child");
-            child.wait().expect("reap child");
-            return false;
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(60),
-            "child crawl hangs"
-        );
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
+    child_entry();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -133,15 +44,16 @@ async fn kill_nine_and_resume_archives_every_page_once() {
     ];
     for kill_at in kills {
         run += 1;
-        let finished = run_child(&spec, &out, kill_at, run).await;
-        assert!(
-            !finished,
-            "run {run}: the child finished before {kill_at:?}"
+        let end = run_child(&spec, &out, kill_at, run).await;
+        assert_eq!(
+            end,
+            ChildEnd::Killed,
+            "run {run}: the child ended before {kill_at:?}"
         );
     }
     run += 1;
     assert!(
-        run_child(&spec, &out, KillAt::Never, run).await,
+        run_child(&spec, &out, KillAt::Never, run).await == ChildEnd::Finished,
         "the resumed crawl must finish with exit status 0 (see {}.child{run}.stderr)",
         out.display()
     );
@@ -193,18 +105,7 @@ async fn kill_nine_and_resume_archives_every_page_once() {
         files.len() >= 6,
         "each run starts a new WARC file: {files:?}"
     );
-    match Command::new("warcio").arg("check").args(&files).output() {
-        Ok(output) => {
-            if !output.status.success() {
-                failures.push(format!(
-                    "warcio check failed: {}{}",
-                    String::from_utf8_lossy(&output.stdout),
-                    String::from_utf8_lossy(&output.stderr)
-                ));
-            }
-        }
-        Err(error) => eprintln!("warcio not available ({error}); run scripts/install-test-tools"),
-    }
+    failures.extend(warcio_check(&files));
     assert!(
         failures.is_empty(),
         "{} problems:\n{}",

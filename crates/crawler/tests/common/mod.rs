@@ -2,6 +2,7 @@
 
 #![allow(dead_code)]
 
+pub mod child_crawl;
 pub mod class_scores;
 pub mod served_text;
 
