@@ -243,6 +243,22 @@ impl PostgresQueue {
         })?
         .map_err(database(action))
     }
+
+    /// Runs one call of a single statement outside a transaction (one round trip, where a
+    /// transaction takes three): `body` gets the pool, the crawl and the worker.
+    fn autocommit<T, F, Fut>(&self, action: &'static str, body: F) -> Result<T, FrontierError>
+    where
+        T: Send + 'static,
+        F: FnOnce(PgPool, String, String) -> Fut,
+        Fut: Future<Output = Result<T, sqlx::Error>> + Send + 'static,
+    {
+        let runtime = self
+            .runtime
+            .as_ref()
+            .ok_or_else(|| FrontierError::Corrupt("the store is closed".into()))?;
+        let future = body(self.pool.clone(), self.crawl.clone(), self.worker.clone());
+        block_on(runtime, future)?.map_err(database(action))
+    }
 }
 
 impl QueueStorage for PostgresQueue {
@@ -332,30 +348,30 @@ impl QueueStorage for PostgresQueue {
 
     fn contains(&self, url: &CanonicalUrl) -> Result<bool, FrontierError> {
         let key = url_key(url);
-        self.transaction("look a URL up", move |mut tx, crawl, _| async move {
+        self.autocommit("look a URL up", move |pool, crawl, _| async move {
             let seen: bool = sqlx::query_scalar(
                 "SELECT EXISTS (SELECT 1 FROM frontier_seen WHERE crawl = $1 AND url_key = $2)",
             )
             .bind(&crawl)
             .bind(&key)
-            .fetch_one(&mut *tx)
+            .fetch_one(&pool)
             .await?;
-            Ok((seen, tx))
+            Ok(seen)
         })
     }
 
     fn mark_seen(&self, url: &CanonicalUrl) -> Result<bool, FrontierError> {
         let key = url_key(url);
-        self.transaction("mark a URL seen", move |mut tx, crawl, _| async move {
+        self.autocommit("mark a URL seen", move |pool, crawl, _| async move {
             let inserted = sqlx::query(
                 "INSERT INTO frontier_seen (crawl, url_key) VALUES ($1, $2) ON CONFLICT DO NOTHING",
             )
             .bind(&crawl)
             .bind(&key)
-            .execute(&mut *tx)
+            .execute(&pool)
             .await?
             .rows_affected();
-            Ok((inserted == 1, tx))
+            Ok(inserted == 1)
         })
     }
 
@@ -464,7 +480,7 @@ impl QueueStorage for PostgresQueue {
     fn pause_host(&self, host: &str, pause: Duration) -> Result<(), FrontierError> {
         let host = host.to_string();
         let pause_ms = i64::try_from(pause.as_millis()).unwrap_or(i64::MAX);
-        self.transaction("pause a host", move |mut tx, crawl, worker| async move {
+        self.autocommit("pause a host", move |pool, crawl, worker| async move {
             sqlx::query(
                 "INSERT INTO frontier_host_slot AS slot (crawl, host, paused_until, paused_by) \
                  VALUES ($1, $2, clock_timestamp() + $3 * interval '1 millisecond', $4) \
@@ -477,9 +493,9 @@ impl QueueStorage for PostgresQueue {
             .bind(&host)
             .bind(pause_ms)
             .bind(&worker)
-            .execute(&mut *tx)
+            .execute(&pool)
             .await?;
-            Ok(((), tx))
+            Ok(())
         })
     }
 
@@ -516,7 +532,7 @@ impl QueueStorage for PostgresQueue {
 
     fn is_leased(&self, lease_id: u64) -> Result<bool, FrontierError> {
         let lease = to_i64(lease_id);
-        self.transaction("look a lease up", move |mut tx, crawl, worker| async move {
+        self.autocommit("look a lease up", move |pool, crawl, worker| async move {
             let leased: bool = sqlx::query_scalar(
                 "SELECT EXISTS (SELECT 1 FROM frontier_entry WHERE crawl = $1 \
                  AND lease_id = $2 AND lease_owner = $3 AND state = 'leased')",
@@ -524,15 +540,15 @@ impl QueueStorage for PostgresQueue {
             .bind(&crawl)
             .bind(lease)
             .bind(&worker)
-            .fetch_one(&mut *tx)
+            .fetch_one(&pool)
             .await?;
-            Ok((leased, tx))
+            Ok(leased)
         })
     }
 
     fn finish(&self, lease_id: u64) -> Result<(), FrontierError> {
         let lease = to_i64(lease_id);
-        self.transaction("finish a lease", move |mut tx, crawl, worker| async move {
+        self.autocommit("finish a lease", move |pool, crawl, worker| async move {
             sqlx::query(
                 "DELETE FROM frontier_entry WHERE crawl = $1 AND lease_id = $2 \
                  AND lease_owner = $3",
@@ -540,9 +556,9 @@ impl QueueStorage for PostgresQueue {
             .bind(&crawl)
             .bind(lease)
             .bind(&worker)
-            .execute(&mut *tx)
+            .execute(&pool)
             .await?;
-            Ok(((), tx))
+            Ok(())
         })
     }
 
@@ -560,7 +576,7 @@ impl QueueStorage for PostgresQueue {
             QueueEnd::Front => FRONT_POSITION,
             QueueEnd::Back => BACK_POSITION,
         };
-        self.transaction("requeue a lease", move |mut tx, crawl, worker| async move {
+        self.autocommit("requeue a lease", move |pool, crawl, worker| async move {
             sqlx::query(&format!(
                 "UPDATE frontier_entry SET state = 'queued', entry = $5, lease_id = NULL, \
                  lease_owner = NULL, lease_expires_at = NULL, position = {position} \
@@ -571,9 +587,9 @@ impl QueueStorage for PostgresQueue {
             .bind(lease)
             .bind(&worker)
             .bind(&text)
-            .execute(&mut *tx)
+            .execute(&pool)
             .await?;
-            Ok(((), tx))
+            Ok(())
         })
     }
 
@@ -586,7 +602,7 @@ impl QueueStorage for PostgresQueue {
     ) -> Result<(), FrontierError> {
         let (lease, due) = (to_i64(lease_id), to_i64(due_unix_ms));
         let text = stored_text(entry, attempts);
-        self.transaction("delay a lease", move |mut tx, crawl, worker| async move {
+        self.autocommit("delay a lease", move |pool, crawl, worker| async move {
             sqlx::query(
                 "UPDATE frontier_entry SET state = 'delayed', entry = $4, due_unix_ms = $5, \
                  lease_id = NULL, lease_owner = NULL, lease_expires_at = NULL \
@@ -597,9 +613,9 @@ impl QueueStorage for PostgresQueue {
             .bind(&worker)
             .bind(&text)
             .bind(due)
-            .execute(&mut *tx)
+            .execute(&pool)
             .await?;
-            Ok(((), tx))
+            Ok(())
         })
     }
 
@@ -659,14 +675,14 @@ impl QueueStorage for PostgresQueue {
     }
 
     fn first_due(&self) -> Result<Option<u64>, FrontierError> {
-        self.transaction("read the next retry", move |mut tx, crawl, _| async move {
+        self.autocommit("read the next retry", move |pool, crawl, _| async move {
             let first: Option<i64> = sqlx::query_scalar(
                 "SELECT min(due_unix_ms) FROM frontier_entry WHERE crawl = $1 AND state = 'delayed'",
             )
             .bind(&crawl)
-            .fetch_one(&mut *tx)
+            .fetch_one(&pool)
             .await?;
-            Ok((first.map(|ms| u64::try_from(ms).unwrap_or_default()), tx))
+            Ok(first.map(|ms| u64::try_from(ms).unwrap_or_default()))
         })
     }
 
@@ -693,16 +709,16 @@ impl QueueStorage for PostgresQueue {
 
     fn stored_host_delay(&self, host: &str) -> Result<Option<Duration>, FrontierError> {
         let host = host.to_string();
-        self.transaction("read a host delay", move |mut tx, crawl, _| async move {
+        self.autocommit("read a host delay", move |pool, crawl, _| async move {
             let delay: Option<i64> = sqlx::query_scalar(
                 "SELECT delay_ms FROM frontier_host WHERE crawl = $1 AND host = $2",
             )
             .bind(&crawl)
             .bind(&host)
-            .fetch_optional(&mut *tx)
+            .fetch_optional(&pool)
             .await?;
             let delay = delay.map(|ms| Duration::from_millis(u64::try_from(ms).unwrap_or(0)));
-            Ok((delay, tx))
+            Ok(delay)
         })
     }
 
@@ -713,7 +729,7 @@ impl QueueStorage for PostgresQueue {
     ) -> Result<(), FrontierError> {
         let host = host.to_string();
         let millis = delay.map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
-        self.transaction("store a host delay", move |mut tx, crawl, _| async move {
+        self.autocommit("store a host delay", move |pool, crawl, _| async move {
             match millis {
                 Some(millis) => {
                     sqlx::query(
@@ -723,18 +739,18 @@ impl QueueStorage for PostgresQueue {
                     .bind(&crawl)
                     .bind(&host)
                     .bind(millis)
-                    .execute(&mut *tx)
+                    .execute(&pool)
                     .await?
                 }
                 None => {
                     sqlx::query("DELETE FROM frontier_host WHERE crawl = $1 AND host = $2")
                         .bind(&crawl)
                         .bind(&host)
-                        .execute(&mut *tx)
+                        .execute(&pool)
                         .await?
                 }
             };
-            Ok(((), tx))
+            Ok(())
         })
     }
 

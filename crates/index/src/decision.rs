@@ -161,9 +161,11 @@ impl DecisionAlgorithm<'_> {
         let mut near_an_original = false;
         let mut originals_to_check: Vec<DocumentId> = Vec::new();
         let mut compared: FxHashSet<DocumentId> = FxHashSet::default();
-        for candidate in state.lsh_candidates(band_keys, MAX_CANDIDATES)? {
+        let candidates = state.lsh_candidates(band_keys, MAX_CANDIDATES)?;
+        let records = state.documents(&candidates)?;
+        for (candidate, stored) in candidates.into_iter().zip(records) {
             compared.insert(candidate);
-            let Some(stored) = state.document(candidate)? else {
+            let Some(stored) = stored else {
                 continue;
             };
             let Some(similarity) = similarity_to(&stored) else {
@@ -184,14 +186,17 @@ impl DecisionAlgorithm<'_> {
         };
         // Only members came close: is the page that close to one of their originals too?
         originals_to_check.retain(|&original| compared.insert(original));
-        for original in originals_to_check.into_iter().take(MAX_ORIGINALS_CHECKED) {
-            if near_an_original {
-                break;
-            }
-            near_an_original = state.document(original)?.as_ref().is_some_and(|stored| {
-                similarity_to(stored).is_some_and(|s| s >= threshold)
-                    && !has_distinct_block(doc, stored)
-            });
+        originals_to_check.truncate(MAX_ORIGINALS_CHECKED);
+        if !near_an_original && !originals_to_check.is_empty() {
+            near_an_original =
+                state
+                    .documents(&originals_to_check)?
+                    .iter()
+                    .flatten()
+                    .any(|stored| {
+                        similarity_to(stored).is_some_and(|s| s >= threshold)
+                            && !has_distinct_block(doc, stored)
+                    });
         }
         Ok(Some((id, similarity, near_an_original)))
     }
@@ -209,8 +214,8 @@ impl DecisionAlgorithm<'_> {
             return Ok((None, Vec::new()));
         }
         let mut hits: FxHashMap<DocumentId, usize> = FxHashMap::default();
-        for value in posted_samples(sample) {
-            for id in state.posting_members(value)? {
+        for members in state.postings_of(&posted_samples(sample))? {
+            for id in members {
                 *hits.entry(id).or_default() += 1;
             }
         }
@@ -220,8 +225,10 @@ impl DecisionAlgorithm<'_> {
         let mut inside: Option<(DocumentId, f64)> = None;
         let mut around: Vec<(DocumentId, f64)> = Vec::new();
         let min = self.config.containment_min_samples;
-        for (id, _) in ranked {
-            let Some(stored) = state.document(id)? else {
+        let ids: Vec<DocumentId> = ranked.iter().map(|&(id, _)| id).collect();
+        let records = state.documents(&ids)?;
+        for (id, stored) in ids.into_iter().zip(records) {
+            let Some(stored) = stored else {
                 continue;
             };
             // A page with a block of its own is not inside another page of its host.

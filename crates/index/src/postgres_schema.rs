@@ -14,8 +14,11 @@ static MIGRATOR: Migrator = sqlx::migrate!("../../migrations");
 /// Connects to `url` (`postgres://user@host:port/database`) with a pool of at most
 /// `max_connections` and brings the schema up to date.
 pub async fn connect_and_migrate(url: &str, max_connections: u32) -> Result<PgPool, IndexError> {
+    // No ping before each use of a pooled connection: it is a round trip per call, and a
+    // broken connection fails its statement anyway.
     let pool = PgPoolOptions::new()
         .max_connections(max_connections)
+        .test_before_acquire(false)
         .connect(url)
         .await
         .map_err(|source| IndexError::Postgres {

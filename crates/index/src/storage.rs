@@ -49,6 +49,18 @@ pub(crate) trait IndexStorage {
     ) -> Result<Vec<DocumentId>, IndexError>;
     /// The originals posted under one sampled shingle value, in insertion order.
     fn posting_members(&self, sample_value: u64) -> Result<Vec<DocumentId>, IndexError>;
+    /// The records of `ids`, in the order asked ([`document`](IndexStorage::document) each).
+    /// A backend a round trip away reads them at once.
+    fn documents(&self, ids: &[DocumentId]) -> Result<Vec<Option<StoredDocument>>, IndexError> {
+        ids.iter().map(|&id| self.document(id)).collect()
+    }
+    /// [`posting_members`](IndexStorage::posting_members) of each value, in the order asked.
+    fn postings_of(&self, sample_values: &[u64]) -> Result<Vec<Vec<DocumentId>>, IndexError> {
+        sample_values
+            .iter()
+            .map(|&value| self.posting_members(value))
+            .collect()
+    }
     /// The first document indexed under a 64-bit payload-digest key.
     fn payload_match(&self, key: u64) -> Result<Option<DocumentId>, IndexError>;
     /// The first document indexed under a 64-bit token-digest key.
