@@ -58,7 +58,8 @@ pub struct CrawlArgs {
     /// Replaces `store.crawl`.
     #[arg(long = "crawl", value_name = "NAME")]
     pub crawl_name: Option<String>,
-    /// Runtime threads: N threads for fetching and N for page processing (default: the
+    /// Runtime threads: N threads for fetching and N for page processing (4N on a
+    /// PostgreSQL store, where page processing mostly waits for the database; default: the
     /// machine's cores). `--threads 1` keeps a worker near one core, e.g. to run several
     /// workers of one crawl on one machine.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
@@ -82,6 +83,9 @@ pub fn init_logging(format: LogFormat, level: &str) {
         LogFormat::Json => builder.json().try_init(),
     };
 }
+
+/// Page-processing threads per `--threads` on a PostgreSQL store (see `run`).
+const PAGE_THREADS_PER_THREAD_ON_POSTGRES: usize = 4;
 
 /// Exit status when every seed host was given up in this run (nothing could be crawled), so
 /// a scheduled run's failure is noticed. Documented in the README.
@@ -120,9 +124,18 @@ pub fn run(args: CrawlArgs) -> anyhow::Result<u8> {
     let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
     let mut builder = tokio::runtime::Builder::new_multi_thread();
     match args.threads {
-        Some(threads) => builder
-            .worker_threads(usize::from(threads))
-            .max_blocking_threads(usize::from(threads)),
+        Some(threads) => {
+            // On PostgreSQL a page's processing mostly waits for round trips to the database:
+            // more threads overlap those waits (the CPU work stays the same).
+            let waiting = if config.store.url.is_some() {
+                PAGE_THREADS_PER_THREAD_ON_POSTGRES
+            } else {
+                1
+            };
+            builder
+                .worker_threads(usize::from(threads))
+                .max_blocking_threads(usize::from(threads) * waiting)
+        }
         None => builder.max_blocking_threads((2 * cores).max(4)),
     };
     let runtime = builder
