@@ -62,6 +62,15 @@ pub(crate) fn posted_samples(sample: &ModSample) -> Vec<u64> {
     values
 }
 
+/// A lock key from a kind of lookup and its value (see [`DecisionAlgorithm::lock_keys`]):
+/// splitmix64 of both, so the kinds do not collide on purpose.
+fn lock_key(kind: u64, value: u64) -> u64 {
+    let mut z = value ^ kind.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
 /// The decision algorithm under one index's settings.
 pub(crate) struct DecisionAlgorithm<'a> {
     pub(crate) config: &'a IndexConfig,
@@ -305,6 +314,32 @@ impl DecisionAlgorithm<'_> {
         };
         state.append(record)?;
         Ok(id)
+    }
+
+    /// Everything a check of `doc` looks up and an insert of it indexes, as sorted, distinct
+    /// lock keys: its payload and token digest keys, its LSH buckets (band and 32-bit bucket
+    /// key, as stored) and its posted samples. Two documents that could see each other (one
+    /// found by the other's lookups, had it been stored first) share a key, so a backend that
+    /// serves several processes may run checks whose key sets are disjoint at the same time
+    /// and serialise only the others: the outcome is that of some serial order.
+    pub(crate) fn lock_keys(&self, doc: &DocumentFingerprint) -> Vec<u64> {
+        let mut keys = vec![lock_key(1, payload_digest_key(&doc.payload))];
+        if let Some(tokens) = &doc.tokens {
+            keys.push(lock_key(2, token_digest_key(tokens)));
+        }
+        if let Some(signature) = doc.signature.as_ref().map(|s| s.low_bits(SIGNATURE_BITS)) {
+            for (band, key) in self.config.lsh.band_keys(&signature).iter().enumerate() {
+                keys.push(lock_key(16 + band as u64, u64::from(*key as u32)));
+            }
+        }
+        if let Some(sample) = doc.mod_sample.as_ref().map(|s| s.low_bits(SAMPLE_BITS)) {
+            for value in posted_samples(&sample) {
+                keys.push(lock_key(3, value));
+            }
+        }
+        keys.sort_unstable();
+        keys.dedup();
+        keys
     }
 
     pub(crate) fn check<S: IndexStorage + ?Sized>(

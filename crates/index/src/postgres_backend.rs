@@ -5,11 +5,14 @@
 //! `index_digest` (exact-digest keys → first id), `index_block_count` and `index_host`
 //! (template learning). Every row names its crawl, so crawls can share a database.
 //!
-//! A decision is one transaction that first takes a transaction-scoped advisory lock on the
-//! crawl (`pg_advisory_xact_lock`; a lookup takes it shared): the decision algorithm then sees
-//! every insert committed before it, and no two near duplicates checked at the same moment by
-//! two processes both come back new. The lock is released by the commit (or a rollback, or a
-//! dead connection). Every check-and-insert is durable when it returns.
+//! A decision is one transaction that first takes transaction-scoped advisory locks: the
+//! crawl's, shared, then one per key the document looks up or indexes (its digests, LSH
+//! buckets and posted samples), exclusive for an insert. Two documents that could see each
+//! other share a key, so their checks run one after the other and no two near duplicates
+//! checked at the same moment by two processes both come back new; checks of unrelated
+//! documents run at the same time (their ids are taken under the `index_meta` row lock).
+//! Removals take the crawl's lock exclusive. Locks are released by the commit (or a
+//! rollback, or a dead connection). Every check-and-insert is durable when it returns.
 //!
 //! The calls are synchronous like [`DedupIndex`]: the index runs its queries on a small
 //! runtime of its own, so it may be called from plain threads and from async tasks alike.
@@ -84,12 +87,15 @@ fn block_on<T: Send + 'static>(
 }
 
 /// How a storage transaction holds the crawl's advisory lock.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 enum Lock {
-    /// Checks that insert, removals: one at a time per crawl.
+    /// Removals: alone in the crawl.
     Exclusive,
-    /// Lookups: never between the statements of an insert.
-    Shared,
+    /// Checks: the crawl's lock shared (no removal meanwhile), then the lock of each of the
+    /// document's keys (`DecisionAlgorithm::lock_keys`, sorted: no deadlock between two
+    /// checks), exclusive for a check that inserts, shared for a lookup. Checks of documents
+    /// that cannot see each other run at the same time.
+    Keys { exclusive: bool, keys: Vec<i64> },
     /// Single reads.
     None,
 }
@@ -173,13 +179,31 @@ impl PostgresDedupIndex {
         let (pool, key) = (self.pool.clone(), self.lock_key);
         let tx = block_on(runtime, async move {
             let mut tx = pool.begin().await?;
-            let statement = match lock {
-                Lock::Exclusive => Some("SELECT pg_advisory_xact_lock($1)"),
-                Lock::Shared => Some("SELECT pg_advisory_xact_lock_shared($1)"),
-                Lock::None => None,
-            };
-            if let Some(statement) = statement {
-                sqlx::query(statement).bind(key).execute(&mut *tx).await?;
+            match lock {
+                Lock::Exclusive => {
+                    sqlx::query("SELECT pg_advisory_xact_lock($1)")
+                        .bind(key)
+                        .execute(&mut *tx)
+                        .await?;
+                }
+                Lock::Keys { exclusive, keys } => {
+                    // UNION ALL runs its branches in order: the crawl's lock first, then the
+                    // keys in the array's (sorted) order.
+                    let per_key = if exclusive {
+                        "pg_advisory_xact_lock"
+                    } else {
+                        "pg_advisory_xact_lock_shared"
+                    };
+                    sqlx::query(&format!(
+                        "SELECT count(*) FROM (SELECT pg_advisory_xact_lock_shared($1) \
+                         UNION ALL SELECT {per_key}(k) FROM unnest($2::bigint[]) AS k) AS locks"
+                    ))
+                    .bind(key)
+                    .bind(&keys)
+                    .execute(&mut *tx)
+                    .await?;
+                }
+                Lock::None => {}
             }
             Ok::<_, sqlx::Error>(tx)
         })?
@@ -199,10 +223,17 @@ impl PostgresDedupIndex {
         let algorithm = DecisionAlgorithm {
             config: &self.config,
         };
-        let lock = if insert {
-            Lock::Exclusive
-        } else {
-            Lock::Shared
+        // Mixed with the crawl's key: crawls sharing a database do not wait for each other.
+        let mut keys: Vec<i64> = algorithm
+            .lock_keys(doc)
+            .into_iter()
+            .map(|k| (k ^ self.lock_key as u64) as i64)
+            .collect();
+        keys.sort_unstable();
+        keys.dedup();
+        let lock = Lock::Keys {
+            exclusive: insert,
+            keys,
         };
         self.with_storage(lock, |storage| algorithm.check(storage, doc, insert))
     }
@@ -492,10 +523,13 @@ impl IndexStorage for PgStorage<'_> {
 
     fn next_id(&self) -> Result<DocumentId, IndexError> {
         let next: i64 = self.call("read the next id", move |mut tx, crawl| async move {
-            let result = sqlx::query_scalar("SELECT next_id FROM index_meta WHERE crawl = $1")
-                .bind(&crawl)
-                .fetch_one(&mut *tx)
-                .await;
+            // Locks the row to the commit: checks that run at the same time (disjoint lock
+            // keys) take their ids one after the other.
+            let result =
+                sqlx::query_scalar("SELECT next_id FROM index_meta WHERE crawl = $1 FOR UPDATE")
+                    .bind(&crawl)
+                    .fetch_one(&mut *tx)
+                    .await;
             (result, tx)
         })?;
         DocumentId::try_from(next).map_err(|_| IndexError::Full)

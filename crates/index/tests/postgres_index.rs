@@ -76,6 +76,44 @@ fn four_handles_racing_near_duplicates_get_one_new_per_group() {
     }
 }
 
+/// Unrelated documents checked at the same moment by four handles (their checks share no
+/// lock key and run at once) are all new, each under its own id.
+#[test]
+fn four_handles_racing_distinct_documents_all_get_their_own_id() {
+    let crawl = postgres_support::fresh_crawl();
+    let handles: Vec<Arc<PostgresDedupIndex>> = (0..4).map(|_| Arc::new(connect(&crawl))).collect();
+    let threads = 8u64;
+    let rounds = 5u64;
+    let mut ids = std::collections::HashSet::new();
+    for round in 0..rounds {
+        let barrier = Arc::new(Barrier::new(threads as usize));
+        let racers: Vec<_> = (0..threads)
+            .map(|t| {
+                let index = handles[t as usize % handles.len()].clone();
+                let barrier = barrier.clone();
+                let doc = document(
+                    &format!("d{round}-{t}"),
+                    &tokens(90_000 + round * 100 + t, 800),
+                );
+                std::thread::spawn(move || {
+                    barrier.wait();
+                    index.check_and_insert(&doc).unwrap()
+                })
+            })
+            .collect();
+        for racer in racers {
+            let decision = racer.join().unwrap();
+            assert!(decision.is_new(), "{decision:?}");
+            let id = match decision {
+                dedupcrawl_index::DedupDecision::New { id: Some(id), .. } => id,
+                other => panic!("{other:?}"),
+            };
+            assert!(ids.insert(id), "id {id} given twice");
+        }
+    }
+    assert_eq!(handles[0].stats().unwrap().documents, threads * rounds);
+}
+
 /// Two crawls in one database keep apart: the same page is new in each.
 #[test]
 fn crawls_sharing_a_database_do_not_meet() {
