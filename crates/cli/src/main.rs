@@ -8,6 +8,8 @@ mod dedup_common;
 mod dedup_warc;
 mod export;
 mod extract;
+mod serve;
+mod serve_access;
 
 use clap::{Parser, Subcommand};
 
@@ -39,6 +41,8 @@ enum Command {
     Export(export::ExportArgs),
     /// Near-duplicate clusters of a crawl: JSONL and an HTML report.
     Clusters(clusters::ClustersArgs),
+    /// The live dashboard and Prometheus `/metrics` of crawls on disk (finished or running).
+    Serve(serve::ServeArgs),
     /// The text the dedup compares for each HTML file: its main content (or whole text), as
     /// decided from the page alone.
     Extract(extract::ExtractArgs),
@@ -82,6 +86,7 @@ fn main() -> std::process::ExitCode {
         Command::Export(args) => export::run(args),
         Command::Clusters(args) => clusters::run(args),
         Command::Extract(args) => extract::run(args),
+        Command::Serve(args) => serve::run(args),
         Command::Crawl(_) => Ok(()),
     })
 }
