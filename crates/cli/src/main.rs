@@ -1,4 +1,5 @@
-//! The `dedupcrawl` binary: crawl, offline dedup, compare, export, clusters, extract.
+//! The `dedupcrawl` binary: crawl, offline dedup, compare, export, clusters, extract, serve,
+//! why.
 
 mod clusters;
 mod compare;
@@ -10,6 +11,7 @@ mod export;
 mod extract;
 mod serve;
 mod serve_access;
+mod why;
 
 use clap::{Parser, Subcommand};
 
@@ -43,6 +45,9 @@ enum Command {
     Clusters(clusters::ClustersArgs),
     /// The live dashboard and Prometheus `/metrics` of crawls on disk (finished or running).
     Serve(serve::ServeArgs),
+    /// Why one URL was archived or not: decision, the page it duplicates and how that was
+    /// computed, how it was found, redirects, robots/scope/error detail.
+    Why(why::WhyArgs),
     /// The text the dedup compares for each HTML file: its main content (or whole text), as
     /// decided from the page alone.
     Extract(extract::ExtractArgs),
@@ -87,6 +92,7 @@ fn main() -> std::process::ExitCode {
         Command::Clusters(args) => clusters::run(args),
         Command::Extract(args) => extract::run(args),
         Command::Serve(args) => serve::run(args),
+        Command::Why(args) => why::run(args),
         Command::Crawl(_) => Ok(()),
     })
 }
