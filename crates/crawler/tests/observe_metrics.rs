@@ -100,7 +100,6 @@ async fn metrics_parse_during_the_crawl_and_equal_the_report_at_the_end() {
     let mut during = None;
     while !crawl.is_finished() {
         if observer.snapshot().total.fetched > 0 {
-            let address = address;
             during = Some(
                 tokio::task::spawn_blocking(move || scrape(address))
                     .await
