@@ -69,6 +69,10 @@ pub struct CrawlArgs {
     pub serve: Option<std::net::SocketAddr>,
     #[command(flatten)]
     pub token: crate::serve_access::TokenArg,
+    /// No progress bar and no info log lines (warnings and errors still show; the summary is
+    /// still printed on stdout).
+    #[arg(long)]
+    pub quiet: bool,
 }
 
 /// Installs the `tracing` subscriber for a crawl (level from `RUST_LOG`, else `level`). Does
@@ -115,6 +119,9 @@ pub fn run(args: CrawlArgs) -> anyhow::Result<u8> {
         store: args.store,
         crawl_name: args.crawl_name,
     });
+    if args.quiet {
+        config.crawl.progress = false;
+    }
     config.validate()?;
     let out = config.crawl.out.clone();
     // Page processing (parse, dedup, WARC write) runs on the blocking pool: CPU-bound work

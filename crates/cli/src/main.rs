@@ -72,7 +72,12 @@ fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     if let Command::Crawl(args) = cli.command {
         // Human or JSON lines (`--log-format`); `run` keeps a subscriber already set.
-        crawl::init_logging(args.log_format, cli.log_level.as_deref().unwrap_or("info"));
+        // `--quiet`: warnings and errors only (an explicit --log-level still wins).
+        let default_level = if args.quiet { "warn" } else { "info" };
+        crawl::init_logging(
+            args.log_format,
+            cli.log_level.as_deref().unwrap_or(default_level),
+        );
         return match crawl::run(args) {
             Ok(status) => std::process::ExitCode::from(status),
             Err(error) => finish(Err(error)),
