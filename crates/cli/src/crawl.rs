@@ -7,7 +7,9 @@
 use std::path::PathBuf;
 
 use anyhow::Context as _;
-use dedupcrawl_crawler::{ConfigOverrides, CrawlConfig, run_crawl};
+use dedupcrawl_crawler::{
+    ConfigOverrides, CrawlConfig, CrawlReport, run_crawl, run_observed_crawl,
+};
 
 /// Format of the `tracing` log lines on stderr.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -67,6 +69,16 @@ pub struct CrawlArgs {
     /// Format of the log lines on stderr.
     #[arg(long, value_enum, default_value_t = LogFormat::Human)]
     pub log_format: LogFormat,
+    /// Serve the live dashboard and `/metrics` on this address while the crawl runs (e.g.
+    /// 127.0.0.1:8700; port 0 picks one and logs it). Not a loopback address: needs --token.
+    #[arg(long, value_name = "ADDR")]
+    pub serve: Option<std::net::SocketAddr>,
+    #[command(flatten)]
+    pub token: crate::serve_access::TokenArg,
+    /// No progress bar and no info log lines (warnings and errors still show; the summary is
+    /// still printed on stdout).
+    #[arg(long)]
+    pub quiet: bool,
 }
 
 /// Installs the `tracing` subscriber for a crawl (level from `RUST_LOG`, else `level`). Does
@@ -116,6 +128,9 @@ pub fn run(args: CrawlArgs) -> anyhow::Result<u8> {
         store: args.store,
         crawl_name: args.crawl_name,
     });
+    if args.quiet {
+        config.crawl.progress = false;
+    }
     config.validate()?;
     let out = config.crawl.out.clone();
     // Page processing (parse, dedup, WARC write) runs on the blocking pool: CPU-bound work
@@ -143,7 +158,7 @@ pub fn run(args: CrawlArgs) -> anyhow::Result<u8> {
         .build()
         .context("cannot start the async runtime")?;
     let report = runtime
-        .block_on(run_crawl(config))
+        .block_on(crawl_maybe_served(config, args.serve, args.token.resolve()))
         .with_context(|| format!("crawl into {} failed", out.display()))?;
     println!("{}", report.summary());
     println!(
@@ -161,4 +176,35 @@ pub fn run(args: CrawlArgs) -> anyhow::Result<u8> {
         return Ok(EXIT_ALL_SEED_HOSTS_GIVEN_UP);
     }
     Ok(0)
+}
+
+/// Runs the crawl; with `serve`, the dashboard and `/metrics` are served on that address until
+/// the crawl ends.
+async fn crawl_maybe_served(
+    config: CrawlConfig,
+    serve: Option<std::net::SocketAddr>,
+    token: Option<String>,
+) -> anyhow::Result<CrawlReport> {
+    let Some(address) = serve else {
+        return Ok(run_crawl(config).await?);
+    };
+    let (listener, token) = dedupcrawl_observe::bind(address, token).await?;
+    let bound = listener.local_addr().context("listening address")?;
+    let mut dashboard = dedupcrawl_observe::Dashboard::new();
+    let observer = dashboard.add_crawl(&config.crawl.out.display().to_string(), false);
+    tracing::info!("dashboard: {}", crate::serve_access::dashboard_url(bound));
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(dedupcrawl_observe::serve(
+        listener,
+        dashboard.router(token),
+        async move {
+            let _ = stopped.await;
+        },
+    ));
+    let report = run_observed_crawl(config, observer).await;
+    let _ = stop.send(());
+    if let Err(error) = server.await.context("dashboard server")? {
+        tracing::warn!("{error}");
+    }
+    Ok(report?)
 }

@@ -1,4 +1,5 @@
-//! The `dedupcrawl` binary: crawl, offline dedup, compare, export, clusters, extract.
+//! The `dedupcrawl` binary: crawl, offline dedup, compare, export, clusters, extract, serve,
+//! why.
 
 mod clusters;
 mod compare;
@@ -8,6 +9,9 @@ mod dedup_common;
 mod dedup_warc;
 mod export;
 mod extract;
+mod serve;
+mod serve_access;
+mod why;
 
 use clap::{Parser, Subcommand};
 
@@ -39,6 +43,11 @@ enum Command {
     Export(export::ExportArgs),
     /// Near-duplicate clusters of a crawl: JSONL and an HTML report.
     Clusters(clusters::ClustersArgs),
+    /// The live dashboard and Prometheus `/metrics` of crawls on disk (finished or running).
+    Serve(serve::ServeArgs),
+    /// Why one URL was archived or not: decision, the page it duplicates and how that was
+    /// computed, how it was found, redirects, robots/scope/error detail.
+    Why(why::WhyArgs),
     /// The text the dedup compares for each HTML file: its main content (or whole text), as
     /// decided from the page alone.
     Extract(extract::ExtractArgs),
@@ -63,7 +72,12 @@ fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     if let Command::Crawl(args) = cli.command {
         // Human or JSON lines (`--log-format`); `run` keeps a subscriber already set.
-        crawl::init_logging(args.log_format, cli.log_level.as_deref().unwrap_or("info"));
+        // `--quiet`: warnings and errors only (an explicit --log-level still wins).
+        let default_level = if args.quiet { "warn" } else { "info" };
+        crawl::init_logging(
+            args.log_format,
+            cli.log_level.as_deref().unwrap_or(default_level),
+        );
         return match crawl::run(args) {
             Ok(status) => std::process::ExitCode::from(status),
             Err(error) => finish(Err(error)),
@@ -82,6 +96,8 @@ fn main() -> std::process::ExitCode {
         Command::Export(args) => export::run(args),
         Command::Clusters(args) => clusters::run(args),
         Command::Extract(args) => extract::run(args),
+        Command::Serve(args) => serve::run(args),
+        Command::Why(args) => why::run(args),
         Command::Crawl(_) => Ok(()),
     })
 }

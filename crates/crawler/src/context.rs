@@ -53,6 +53,8 @@ pub(crate) struct Engine {
     pub(crate) crawl_state: Arc<dyn CrawlStateStore>,
     pub(crate) host_pages: Mutex<HashMap<String, u64>>,
     pub(crate) progress: Progress,
+    /// Metrics and live state for `/metrics` and the dashboard ([`crate::observe_hooks`]).
+    pub(crate) observer: Arc<dedupcrawl_observe::CrawlObserver>,
     /// Connection-level failures per host, and which hosts are given up for this run.
     pub(crate) health: HostHealth,
     pub(crate) given_up: Mutex<Vec<GivenUpHost>>,

@@ -13,6 +13,7 @@ use dedupcrawl_frontier::{
     CanonicalUrl, CanonicalizationRules, Completion, FrontierEntry, HostOutcome, Lease, NextUrl,
     OutOfScopeReason, RobotsCache, RobotsConfig, ScopeDecision,
 };
+use dedupcrawl_observe::CrawlObserver;
 use dedupcrawl_pipeline::DedupStage;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use tokio::task::JoinSet;
@@ -25,6 +26,7 @@ use crate::crawl_state::ArchiveCheckpoint;
 use crate::error::CrawlError;
 use crate::host_health::{GivenUpHost, HostHealth, Verdict, waiting_message};
 use crate::mutex::lock;
+use crate::observe_hooks::{SAMPLE_EVERY, observe_line};
 use crate::output_paths::{OutputPaths, warc_files};
 use crate::report::CrawlReport;
 use crate::resume::reconcile_archive;
@@ -44,9 +46,17 @@ pub(crate) struct TaskOutput {
 /// Runs a crawl to the end (frontier empty, page budget reached, or Ctrl-C) and returns its
 /// report (also written to `OUT/report.json`).
 pub async fn run_crawl(config: CrawlConfig) -> Result<CrawlReport, CrawlError> {
+    run_observed_crawl(config, Arc::new(CrawlObserver::unobserved())).await
+}
+
+/// [`run_crawl`], telling `observer` what happens (for `/metrics` and the dashboard).
+pub async fn run_observed_crawl(
+    config: CrawlConfig,
+    observer: Arc<CrawlObserver>,
+) -> Result<CrawlReport, CrawlError> {
     config.validate()?;
     let paths = OutputPaths::new(&config.crawl.out);
-    let engine = tokio::task::spawn_blocking(move || Engine::open(config, &paths))
+    let engine = tokio::task::spawn_blocking(move || Engine::open(config, &paths, observer))
         .await
         .map_err(|e| CrawlError::Worker(e.to_string()))??;
     let engine = Arc::new(engine);
@@ -62,9 +72,12 @@ pub async fn run_crawl(config: CrawlConfig) -> Result<CrawlReport, CrawlError> {
     engine.seed()?;
     let finished = main_loop(&engine).await?;
     let engine_for_close = Arc::clone(&engine);
-    tokio::task::spawn_blocking(move || engine_for_close.close(finished))
+    let report = tokio::task::spawn_blocking(move || engine_for_close.close(finished))
         .await
-        .map_err(|e| CrawlError::Worker(e.to_string()))?
+        .map_err(|e| CrawlError::Worker(e.to_string()))?;
+    engine.observe_sizes();
+    engine.observer.finished();
+    report
 }
 
 /// A worker's name as it appears in its WARC file names: the last path component of a
@@ -90,7 +103,11 @@ fn worker_file_tag(worker: &str) -> String {
 }
 
 impl Engine {
-    fn open(config: CrawlConfig, paths: &OutputPaths) -> Result<Engine, CrawlError> {
+    fn open(
+        config: CrawlConfig,
+        paths: &OutputPaths,
+        observer: Arc<CrawlObserver>,
+    ) -> Result<Engine, CrawlError> {
         let sites = config.sites()?;
         std::fs::create_dir_all(&paths.state)
             .map_err(|e| CrawlError::io("create directory", &paths.state, e))?;
@@ -187,6 +204,7 @@ impl Engine {
         let mut host_pages: HashMap<String, u64> = HashMap::new();
         for line in &previous_lines {
             report.add(line);
+            observe_line(&observer, line);
             // A given-up host's seed lines are not final: the URL is still queued.
             if line.note.as_deref() == Some(HOST_GIVEN_UP_NOTE) {
                 continue;
@@ -235,6 +253,7 @@ impl Engine {
             crawl_state,
             host_pages: Mutex::new(host_pages),
             progress,
+            observer,
             frontier: stores.frontier,
             fetcher,
             stage,
@@ -295,6 +314,7 @@ impl Engine {
             _ => 0,
         };
         tracing::debug!(url = %line.url, decision = line.decision.as_str(), "decision");
+        observe_line(&self.observer, &line);
         if line.depth == 0 && self.is_seed(&line.url) {
             lock(&self.seeds_logged).insert(line.url.clone());
         }
@@ -448,6 +468,7 @@ impl Engine {
             .fetch(FetchRequest::new(url.url().clone()))
             .await;
         self.progress.fetched.fetch_add(1, Ordering::Relaxed);
+        self.observe_fetch(url.host(), started, &fetched, host_delay);
         match fetched {
             Err(error) => {
                 let mut line = LogLine::new(
@@ -605,6 +626,8 @@ async fn main_loop(engine: &Arc<Engine>) -> Result<bool, CrawlError> {
     let max_pages = engine.config.crawl.max_pages;
     let checkpoint_every = Duration::from_secs_f64(engine.config.crawl.checkpoint_every);
     let mut last_waiting_note = Instant::now();
+    let mut last_sample = Instant::now();
+    engine.observe_sizes();
     loop {
         if last_waiting_note.elapsed() >= WAITING_NOTE_EVERY {
             last_waiting_note = Instant::now();
@@ -624,6 +647,10 @@ async fn main_loop(engine: &Arc<Engine>) -> Result<bool, CrawlError> {
                 .map_err(|e| CrawlError::Worker(e.to_string()))??;
         }
         update_progress(&bar, engine, started);
+        if last_sample.elapsed() >= SAMPLE_EVERY {
+            last_sample = Instant::now();
+            engine.observe_sizes();
+        }
         if !stopping && max_pages.is_some_and(|max| engine.total_pages() >= max) {
             tracing::info!("page budget reached: finishing the fetches in flight");
             stopping = true;
@@ -673,6 +700,7 @@ fn complete_task(
     {
         engine.frontier.pause_host(output.lease.host(), pause)?;
     }
+    engine.observe_outcome(output.lease.host(), &output.outcome);
     let url = output.lease.url().as_str().to_string();
     match engine.frontier.complete(output.lease, output.outcome)? {
         Completion::Finished => {}

@@ -96,6 +96,7 @@ mod engine;
 mod error;
 mod host_health;
 mod mutex;
+mod observe_hooks;
 mod output_paths;
 mod page;
 mod postgres_crawl_state;
@@ -112,8 +113,9 @@ pub use config::{
     SiteConfig, StoreSettings,
 };
 pub use crawl_log::{CrawlLog, Decision, HOST_GIVEN_UP_NOTE, LogLine, read_crawl_log};
-pub use engine::run_crawl;
+pub use engine::{run_crawl, run_observed_crawl};
 pub use error::CrawlError;
 pub use host_health::GivenUpHost;
+pub use observe_hooks::observe_line;
 pub use output_paths::{OutputPaths, warc_files};
 pub use report::{CrawlReport, HostReport, ResumeScan};

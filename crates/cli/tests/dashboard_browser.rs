@@ -1,0 +1,147 @@
+//! The dashboard in headless Chromium (Debian's `chromium`, installed by
+//! scripts/install-test-tools): during a fixture crawl with `--serve` the page shows the crawl
+//! running with pages counted; after it, `serve OUT` shows totals equal to `report.json`. A
+//! screenshot goes to `CARGO_TARGET_TMPDIR/dashboard.png`.
+
+mod support;
+
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::Path;
+use std::process::{Child, Command};
+use std::time::{Duration, Instant};
+
+use dedupcrawl_crawler::CrawlReport;
+use dedupcrawl_testsite::{TestSite, TestSiteOptions};
+
+const CONFIG: &str = "[crawl]\nprogress = false\n\n[fetch]\nconnect_timeout = 1.0\n\
+                      read_timeout = 1.0\ntotal_timeout = 2.0\nretry_backoff = 0.2\n\
+                      max_retry_after = 5.0\nrobots_retry = 1.0\nmax_body_bytes = 2097152\n";
+
+fn free_address() -> SocketAddr {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    listener.local_addr().expect("address")
+}
+
+fn wait_for(address: SocketAddr, child: &mut Child) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while TcpStream::connect(address).is_err() {
+        assert!(child.try_wait().expect("child").is_none(), "server exited");
+        assert!(Instant::now() < deadline, "{address} never answered");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// The page's DOM after its scripts ran.
+fn dom(address: SocketAddr) -> String {
+    let output = Command::new("chromium")
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--virtual-time-budget=3000",
+            "--dump-dom",
+        ])
+        .arg(format!("http://{address}/"))
+        .output()
+        .expect("run chromium (scripts/install-test-tools installs it)");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// The value of the totals card `key`.
+fn card(dom: &str, key: &str) -> Option<u64> {
+    let start = dom.find(&format!("data-key=\"{key}\""))?;
+    let rest = &dom[start..];
+    let value = rest.split("class=\"value\">").nth(1)?;
+    value.split('<').next()?.trim().parse().ok()
+}
+
+#[test]
+fn the_dashboard_shows_the_crawl_live_and_its_totals_equal_the_report() {
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    let site = runtime
+        .block_on(TestSite::start_with(TestSiteOptions {
+            crawl_delay: Some(0.1),
+            retry_after_secs: 1,
+            slow_delay: Duration::from_secs(3),
+            huge_bytes: 30 * 1024 * 1024,
+            separate_ips: true,
+        }))
+        .expect("site starts");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out");
+    let config = dir.path().join("crawl.toml");
+    std::fs::write(&config, CONFIG).expect("config");
+    let live = free_address();
+    let mut crawl = Command::new(env!("CARGO_BIN_EXE_dedupcrawl"))
+        .arg("crawl")
+        .arg("--config")
+        .arg(&config)
+        .arg("--out")
+        .arg(&out)
+        .args(["--delay", "0", "--serve"])
+        .arg(live.to_string())
+        .arg("--seed")
+        .arg(site.main_url())
+        .arg("--seed")
+        .arg(site.host_b_url())
+        .spawn()
+        .expect("start crawl");
+    wait_for(live, &mut crawl);
+    let during = dom(live);
+    let running_now = crawl.try_wait().expect("crawl").is_none();
+    assert!(running_now, "the crawl outlived the first page load");
+    assert!(during.contains(">running<"), "{during}");
+    assert!(card(&during, "fetched").is_some_and(|n| n > 0), "{during}");
+    assert!(crawl.wait().expect("crawl").success());
+
+    let report: CrawlReport =
+        serde_json::from_slice(&std::fs::read(out.join("report.json")).expect("report"))
+            .expect("report parses");
+    let after = free_address();
+    let mut serve = Command::new(env!("CARGO_BIN_EXE_dedupcrawl"))
+        .arg("serve")
+        .arg(&out)
+        .arg("--listen")
+        .arg(after.to_string())
+        .spawn()
+        .expect("start serve");
+    wait_for(after, &mut serve);
+    let finished = dom(after);
+    let screenshot = Path::new(env!("CARGO_TARGET_TMPDIR")).join("dashboard.png");
+    let shot = Command::new("chromium")
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--virtual-time-budget=3000",
+            "--window-size=1300,1400",
+        ])
+        .arg(format!("--screenshot={}", screenshot.display()))
+        .arg(format!("http://{after}/"))
+        .output()
+        .expect("screenshot");
+    let _ = serve.kill();
+    let _ = serve.wait();
+    assert!(shot.status.success() && screenshot.exists(), "screenshot");
+    assert!(finished.contains(">finished<"), "{finished}");
+    let total = &report.total;
+    for (key, expected) in [
+        ("fetched", total.fetched),
+        ("archived", total.archived),
+        ("exact_duplicates", total.exact_duplicates),
+        ("near_duplicates", total.near_duplicates),
+        ("contained", total.contained),
+        ("errors", total.errors),
+        ("robots_disallowed", total.robots_disallowed),
+        ("out_of_scope", total.out_of_scope),
+        ("filtered", total.filtered),
+        ("bytes_saved", total.bytes_saved),
+    ] {
+        assert_eq!(card(&finished, key), Some(expected), "{key}");
+    }
+}

@@ -1,0 +1,95 @@
+//! The engine's side of [`dedupcrawl_observe`]: crawl-log lines, fetches, host pauses and
+//! sizes turned into observer events. The engine calls these at a few points only.
+
+use std::time::{Duration, Instant};
+
+use dedupcrawl_fetch::{FetchError, FetchedResponse};
+use dedupcrawl_frontier::HostOutcome;
+use dedupcrawl_observe::{CrawlObserver, DecisionEvent, FetchEvent, Gauges, PauseReason};
+
+use crate::context::Engine;
+use crate::crawl_log::{Decision, LogLine};
+use crate::output_paths::{OutputPaths, warc_files};
+
+/// How often the gauges (frontier, index, WARC sizes) are sampled.
+pub(crate) const SAMPLE_EVERY: Duration = Duration::from_secs(1);
+
+/// Tells the observer about one crawl-log line (also the lines of earlier runs on resume, so
+/// its counters equal `report.json`).
+pub fn observe_line(observer: &CrawlObserver, line: &LogLine) {
+    observer.decision(&DecisionEvent {
+        ts: &line.ts,
+        url: &line.url,
+        decision: line.decision.as_str(),
+        status: line.status,
+        bytes: line.bytes,
+        duplicate: matches!(
+            line.decision,
+            Decision::ExactDuplicate | Decision::NearDuplicate | Decision::Contained
+        ),
+        duplicate_of: line.duplicate_of.as_deref(),
+        similarity: line.similarity,
+        note: line.note.as_deref(),
+        error: line.error.as_deref(),
+    });
+}
+
+impl Engine {
+    /// One fetch attempt ended (`started` when the request went out).
+    pub(crate) fn observe_fetch(
+        &self,
+        host: &str,
+        started: Instant,
+        fetched: &Result<FetchedResponse, FetchError>,
+        host_delay: Duration,
+    ) {
+        self.observer.fetch(&FetchEvent {
+            host,
+            duration: started.elapsed(),
+            response: fetched
+                .as_ref()
+                .ok()
+                .map(|response| (response.status, response.body.len() as u64)),
+            host_delay,
+        });
+    }
+
+    /// A task's outcome pauses its host (Retry-After, backoff, given up).
+    pub(crate) fn observe_outcome(&self, host: &str, outcome: &HostOutcome) {
+        let (reason, pause) = match outcome {
+            HostOutcome::RetryAfter(pause) => (PauseReason::RetryAfter, *pause),
+            HostOutcome::HostFailure { pause, .. } => (PauseReason::Backoff, *pause),
+            HostOutcome::HostGivenUp => (PauseReason::GivenUp, Duration::ZERO),
+            HostOutcome::Done | HostOutcome::Failed | HostOutcome::Retry => return,
+        };
+        self.observer.host_paused(host, reason, pause);
+    }
+
+    /// Samples frontier, index and WARC sizes into the observer. Sizes that cannot be read
+    /// right now count as 0 for this sample.
+    pub(crate) fn observe_sizes(&self) {
+        let frontier = self.frontier.stats().ok();
+        let index_documents = self
+            .stage
+            .index()
+            .stats()
+            .map(|stats| stats.documents)
+            .unwrap_or(0);
+        let warc_dir = OutputPaths::new(&self.config.crawl.out).warc_dir;
+        let warc_bytes = warc_files(&warc_dir)
+            .map(|files| {
+                files
+                    .iter()
+                    .filter_map(|file| std::fs::metadata(file).ok())
+                    .map(|metadata| metadata.len())
+                    .sum()
+            })
+            .unwrap_or(0);
+        self.observer.gauges(Gauges {
+            queued: frontier.as_ref().map_or(0, |f| f.queued),
+            in_flight: frontier.as_ref().map_or(0, |f| f.in_flight),
+            index_documents,
+            warc_bytes,
+        });
+    }
+}

@@ -1,0 +1,25 @@
+//! # dedupcrawl-observe
+//!
+//! What a crawl exposes while it runs: Prometheus metrics (`/metrics`), the live state the
+//! dashboard shows (totals, per-host table with politeness state, pages over time, recent
+//! decisions), and the read-only HTTP server for both.
+//!
+//! The engine owns a [`CrawlObserver`] and calls its hooks ([`CrawlObserver::decision`] per
+//! crawl-log line, [`CrawlObserver::fetch`] per fetch attempt, [`CrawlObserver::host_paused`],
+//! [`CrawlObserver::gauges`] about once a second). A [`Dashboard`] serves one or more
+//! observers; `dedupcrawl serve OUT` fills an observer from a finished crawl's log.
+
+mod access;
+mod crawl_metrics;
+mod error;
+mod events;
+mod live_state;
+mod observer;
+mod server;
+
+pub use access::AccessToken;
+pub use error::ServeError;
+pub use events::{DecisionEvent, FetchEvent, Gauges, PauseReason};
+pub use live_state::{HostCounts, HostRow, RECENT, RecentDecision, SeriesPoint, Snapshot};
+pub use observer::{CrawlObserver, host_of};
+pub use server::{Dashboard, bind, serve};

@@ -1,0 +1,255 @@
+//! The dashboard's view of a crawl: totals and per-host counts (the fields of report.json),
+//! politeness state per host, pages over time, recent decisions. Bounded in memory: the series
+//! halves its resolution when full, the recent list keeps the last [`RECENT`] decisions.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use crate::events::{DecisionEvent, FetchEvent, Gauges, PauseReason};
+
+/// Decisions kept for the "recent" list.
+pub const RECENT: usize = 100;
+/// Points kept in the pages-over-time series before it halves its resolution.
+const SERIES_POINTS: usize = 600;
+
+/// Counts of one host (or of the whole crawl), named as in `report.json`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct HostCounts {
+    pub fetched: u64,
+    pub archived: u64,
+    pub exact_duplicates: u64,
+    pub near_duplicates: u64,
+    pub contained: u64,
+    pub not_modified: u64,
+    pub robots_disallowed: u64,
+    pub out_of_scope: u64,
+    pub filtered: u64,
+    pub errors: u64,
+    pub bytes_fetched: u64,
+    pub bytes_saved: u64,
+}
+
+impl HostCounts {
+    fn add(&mut self, event: &DecisionEvent<'_>) {
+        if event.status.is_some() {
+            self.fetched += 1;
+        }
+        let bytes = event.bytes.unwrap_or(0);
+        self.bytes_fetched += bytes;
+        if event.duplicate {
+            self.bytes_saved += bytes;
+        }
+        let counter = match event.decision {
+            "archived" => &mut self.archived,
+            "exact_duplicate" => &mut self.exact_duplicates,
+            "near_duplicate" => &mut self.near_duplicates,
+            "contained" => &mut self.contained,
+            "not_modified" => &mut self.not_modified,
+            "robots_disallowed" => &mut self.robots_disallowed,
+            "out_of_scope" => &mut self.out_of_scope,
+            "filtered" => &mut self.filtered,
+            _ => &mut self.errors,
+        };
+        *counter += 1;
+    }
+}
+
+/// One host's politeness state, as last seen.
+#[derive(Debug, Default)]
+struct Politeness {
+    next_allowed: Option<Instant>,
+    pause: Option<(PauseReason, Instant)>,
+}
+
+#[derive(Debug, Default)]
+struct HostState {
+    counts: HostCounts,
+    politeness: Politeness,
+}
+
+/// One point of the pages-over-time series (cumulative counts; rates are differences).
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct SeriesPoint {
+    /// Seconds since the observer started.
+    pub t: f64,
+    pub fetched: u64,
+    pub archived: u64,
+    pub duplicates: u64,
+    pub errors: u64,
+}
+
+/// One decision of the "recent" list.
+#[derive(Debug, Clone, Serialize)]
+pub struct RecentDecision {
+    pub ts: String,
+    pub url: String,
+    pub decision: &'static str,
+    pub status: Option<u16>,
+    pub duplicate_of: Option<String>,
+    pub similarity: Option<f64>,
+    pub detail: Option<String>,
+}
+
+/// A host row of the snapshot.
+#[derive(Debug, Clone, Serialize)]
+pub struct HostRow {
+    pub host: String,
+    #[serde(flatten)]
+    pub counts: HostCounts,
+    /// Seconds until the host's next request is allowed (0 when it may go now).
+    pub next_allowed_in: Option<f64>,
+    /// `retry-after`, `backoff` or `given up`, while the pause lasts.
+    pub paused: Option<&'static str>,
+    pub paused_for: Option<f64>,
+}
+
+/// What `/api/state` returns.
+#[derive(Debug, Clone, Serialize)]
+pub struct Snapshot {
+    pub running: bool,
+    /// Seconds since the observer started.
+    pub elapsed: f64,
+    /// Fetch attempts (retries included).
+    pub fetches: u64,
+    pub total: HostCounts,
+    pub hosts: Vec<HostRow>,
+    pub queued: u64,
+    pub in_flight: u64,
+    pub index_documents: u64,
+    pub warc_bytes: u64,
+    pub series: Vec<SeriesPoint>,
+    pub recent: Vec<RecentDecision>,
+}
+
+/// The mutable state behind the observer's lock.
+#[derive(Debug)]
+pub(crate) struct LiveState {
+    started: Instant,
+    running: bool,
+    fetches: u64,
+    total: HostCounts,
+    hosts: BTreeMap<String, HostState>,
+    gauges: Gauges,
+    series: Vec<SeriesPoint>,
+    /// Seconds between series points (doubles when the series halves).
+    series_step: f64,
+    recent: VecDeque<RecentDecision>,
+}
+
+impl LiveState {
+    pub(crate) fn new(running: bool) -> LiveState {
+        LiveState {
+            started: Instant::now(),
+            running,
+            fetches: 0,
+            total: HostCounts::default(),
+            hosts: BTreeMap::new(),
+            gauges: Gauges::default(),
+            series: Vec::new(),
+            series_step: 1.0,
+            recent: VecDeque::with_capacity(RECENT),
+        }
+    }
+
+    pub(crate) fn decision(&mut self, host: &str, event: &DecisionEvent<'_>) {
+        self.total.add(event);
+        self.host(host).counts.add(event);
+        if self.recent.len() == RECENT {
+            self.recent.pop_front();
+        }
+        self.recent.push_back(RecentDecision {
+            ts: event.ts.to_string(),
+            url: event.url.to_string(),
+            decision: event.decision,
+            status: event.status,
+            duplicate_of: event.duplicate_of.map(str::to_string),
+            similarity: event.similarity,
+            detail: event.error.or(event.note).map(str::to_string),
+        });
+    }
+
+    pub(crate) fn fetch(&mut self, event: &FetchEvent<'_>) {
+        self.fetches += 1;
+        let now = Instant::now();
+        self.host(event.host).politeness.next_allowed = Some(now + event.host_delay);
+    }
+
+    pub(crate) fn pause(&mut self, host: &str, reason: PauseReason, pause: Duration) {
+        self.host(host).politeness.pause = Some((reason, Instant::now() + pause));
+    }
+
+    pub(crate) fn gauges(&mut self, gauges: Gauges) {
+        self.gauges = gauges;
+        let t = self.started.elapsed().as_secs_f64();
+        if self
+            .series
+            .last()
+            .is_some_and(|last| t - last.t < self.series_step)
+        {
+            return;
+        }
+        if self.series.len() >= SERIES_POINTS {
+            // Keep every other point: the series spans the whole crawl at half the resolution.
+            let mut index = 0;
+            self.series.retain(|_| {
+                index += 1;
+                index % 2 == 1
+            });
+            self.series_step *= 2.0;
+        }
+        self.series.push(SeriesPoint {
+            t,
+            fetched: self.total.fetched,
+            archived: self.total.archived,
+            duplicates: self.total.exact_duplicates
+                + self.total.near_duplicates
+                + self.total.contained,
+            errors: self.total.errors,
+        });
+    }
+
+    pub(crate) fn set_running(&mut self, running: bool) {
+        self.running = running;
+    }
+
+    pub(crate) fn snapshot(&self) -> Snapshot {
+        let now = Instant::now();
+        let remaining = |at: Instant| at.saturating_duration_since(now).as_secs_f64();
+        let hosts = self
+            .hosts
+            .iter()
+            .map(|(host, state)| {
+                let pause = state
+                    .politeness
+                    .pause
+                    .filter(|(reason, until)| *until > now || *reason == PauseReason::GivenUp);
+                HostRow {
+                    host: host.clone(),
+                    counts: state.counts.clone(),
+                    next_allowed_in: state.politeness.next_allowed.map(remaining),
+                    paused: pause.map(|(reason, _)| reason.as_str()),
+                    paused_for: pause.map(|(_, until)| remaining(until)),
+                }
+            })
+            .collect();
+        Snapshot {
+            running: self.running,
+            elapsed: self.started.elapsed().as_secs_f64(),
+            fetches: self.fetches,
+            total: self.total.clone(),
+            hosts,
+            queued: self.gauges.queued,
+            in_flight: self.gauges.in_flight,
+            index_documents: self.gauges.index_documents,
+            warc_bytes: self.gauges.warc_bytes,
+            series: self.series.clone(),
+            recent: self.recent.iter().rev().cloned().collect(),
+        }
+    }
+
+    fn host(&mut self, host: &str) -> &mut HostState {
+        self.hosts.entry(host.to_string()).or_default()
+    }
+}
