@@ -7,7 +7,10 @@
 use std::path::PathBuf;
 
 use anyhow::Context as _;
-use dedupcrawl_crawler::{ConfigOverrides, CrawlConfig, run_crawl};
+use dedupcrawl_crawler::{ConfigOverrides, CrawlConfig, CrawlError, CrawlReport, run_crawl};
+
+/// The configuration of a crawl as it ran, saved in its output directory (`recrawl` reads it).
+pub const SAVED_CONFIG: &str = "crawl.toml";
 
 /// Format of the `tracing` log lines on stderr.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -85,8 +88,7 @@ pub const EXIT_ALL_SEED_HOSTS_GIVEN_UP: u8 = 4;
 /// Runs the crawl. `Ok(0)` when it ran to its end and at least one seed host answered (failed
 /// pages and given-up hosts are in the crawl log and the summary, not errors);
 /// `Ok(EXIT_ALL_SEED_HOSTS_GIVEN_UP)` when every seed host was given up.
-pub fn run(args: CrawlArgs) -> anyhow::Result<u8> {
-    init_logging(args.log_format, "info");
+pub fn run(mut args: CrawlArgs) -> anyhow::Result<u8> {
     let mut config = match &args.config {
         Some(path) => CrawlConfig::load(path)?,
         None => CrawlConfig::default(),
@@ -94,21 +96,41 @@ pub fn run(args: CrawlArgs) -> anyhow::Result<u8> {
     if args.config.is_none() && args.out.is_none() {
         anyhow::bail!("--out DIR is required without --config");
     }
-    config.apply(ConfigOverrides {
-        seeds: args.seeds,
-        out: args.out,
+    config.apply(overrides(&mut args));
+    run_with(config, args.log_format, run_crawl)
+}
+
+/// The config keys the flags replace (taken out of `args`).
+pub fn overrides(args: &mut CrawlArgs) -> ConfigOverrides {
+    ConfigOverrides {
+        seeds: std::mem::take(&mut args.seeds),
+        out: args.out.take(),
         delay: args.delay,
         concurrency: args.concurrency,
         per_host: args.per_host,
         max_pages: args.max_pages,
         max_depth: args.max_depth,
         threshold: args.threshold,
-        user_agent: args.user_agent,
-        store: args.store,
-        crawl_name: args.crawl_name,
-    });
+        user_agent: args.user_agent.take(),
+        store: args.store.take(),
+        crawl_name: args.crawl_name.take(),
+    }
+}
+
+/// Runs `round` (a crawl or a recrawl) on `config`, prints the summary, saves the config in the
+/// output directory; the exit status as [`run`] documents.
+pub fn run_with<F, Fut>(config: CrawlConfig, log_format: LogFormat, round: F) -> anyhow::Result<u8>
+where
+    F: FnOnce(CrawlConfig) -> Fut,
+    Fut: std::future::Future<Output = Result<CrawlReport, CrawlError>>,
+{
+    init_logging(log_format, "info");
     config.validate()?;
     let out = config.crawl.out.clone();
+    std::fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
+    let saved = toml::to_string(&config).context("cannot write the config as TOML")?;
+    std::fs::write(out.join(SAVED_CONFIG), saved)
+        .with_context(|| format!("cannot save the config in {}", out.display()))?;
     // Page processing (parse, dedup, WARC write) runs on the blocking pool: CPU-bound work
     // gains nothing from more threads than cores, and each thread keeps its own stem cache,
     // so an unbounded pool (tokio's default is 512) only costs memory.
@@ -119,7 +141,7 @@ pub fn run(args: CrawlArgs) -> anyhow::Result<u8> {
         .build()
         .context("cannot start the async runtime")?;
     let report = runtime
-        .block_on(run_crawl(config))
+        .block_on(round(config))
         .with_context(|| format!("crawl into {} failed", out.display()))?;
     println!("{}", report.summary());
     println!(

@@ -99,8 +99,11 @@ mod mutex;
 mod output_paths;
 mod page;
 mod postgres_crawl_state;
+mod recrawl_settings;
 mod report;
 mod resume;
+mod revisit;
+mod revisit_page;
 mod robots_sitemaps;
 mod sled_crawl_state;
 mod stores;
@@ -112,8 +115,9 @@ pub use config::{
     SiteConfig, StoreSettings,
 };
 pub use crawl_log::{CrawlLog, Decision, HOST_GIVEN_UP_NOTE, LogLine, read_crawl_log};
-pub use engine::run_crawl;
+pub use engine::{run_crawl, run_recrawl};
 pub use error::CrawlError;
 pub use host_health::GivenUpHost;
 pub use output_paths::{OutputPaths, warc_files};
+pub use recrawl_settings::RecrawlSettings;
 pub use report::{CrawlReport, HostReport, ResumeScan};
