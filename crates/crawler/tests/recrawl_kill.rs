@@ -63,7 +63,7 @@ async fn a_recrawl_killed_mid_round_resumes_without_writing_anything_twice() {
     let paths: Vec<String> = (0..PAGES).map(|n| format!("/page/{n}")).collect();
     let links: Vec<&str> = paths.iter().map(String::as_str).collect();
     let validation = |n: u64| {
-        if n % 2 == 0 {
+        if n.is_multiple_of(2) {
             Validation::StrongEtag
         } else {
             Validation::None
@@ -84,7 +84,7 @@ async fn a_recrawl_killed_mid_round_resumes_without_writing_anything_twice() {
     let out = dir.path().join("out");
     run_crawl(config(site.url("/"), &out, 0.0)).await.unwrap();
     // Every tenth page is rewritten for round 2.
-    for (n, path) in paths.iter().enumerate().filter(|(n, _)| n % 10 == 0) {
+    for (n, path) in paths.iter().enumerate().filter(|(n, _)| n.is_multiple_of(10)) {
         site.put(
             path,
             path,
@@ -153,12 +153,12 @@ async fn a_recrawl_killed_mid_round_resumes_without_writing_anything_twice() {
                 .count()
         };
         let line = lines.iter().find(|l| l.url == url).unwrap();
-        if n % 10 == 0 {
+        if n.is_multiple_of(10) {
             assert_eq!(line.decision, Decision::Archived, "{line:?}");
             assert_eq!(of_type(RecordType::Response), 2, "{url}: two versions");
             assert_eq!(of_type(RecordType::Revisit), 0, "{url}");
         } else {
-            let expected = if n % 2 == 0 {
+            let expected = if n.is_multiple_of(2) {
                 Decision::NotModified
             } else {
                 Decision::Unchanged
