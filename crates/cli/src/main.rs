@@ -1,5 +1,6 @@
 //! The `dedupcrawl` binary: crawl, offline dedup, compare, export, clusters, extract.
 
+mod changes;
 mod clusters;
 mod compare;
 mod crawl;
@@ -35,6 +36,8 @@ enum Command {
     /// One new round over an earlier crawl: revisit the URLs that are due with conditional
     /// requests, archive what changed, record unchanged pages as WARC revisits. Re-run to resume.
     Recrawl(recrawl::RecrawlArgs),
+    /// What changed in a recrawl round (default: the latest), as JSONL.
+    Changes(changes::ChangesArgs),
     /// Compare two documents (HTML or text files) with every estimator.
     Compare(compare::CompareArgs),
     /// Offline dedup of HTML files on disk (or of WARC archives) through a persistent index.
@@ -91,6 +94,7 @@ fn main() -> std::process::ExitCode {
         };
     }
     finish(match cli.command {
+        Command::Changes(args) => changes::run(args),
         Command::Compare(args) => compare::run(args),
         Command::Dedup(args) => dedup::run(args),
         Command::Export(args) => export::run(args),

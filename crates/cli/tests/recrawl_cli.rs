@@ -62,4 +62,20 @@ fn a_second_round_of_an_unchanged_site_is_all_revisits() {
         round_two.iter().all(|v| v["decision"] == "not_modified"),
         "{round_two:?}"
     );
+    let changes = Command::new(env!("CARGO_BIN_EXE_dedupcrawl"))
+        .arg("changes")
+        .arg(&out)
+        .output()
+        .expect("run changes");
+    assert!(changes.status.success(), "{changes:?}");
+    let reported: Vec<serde_json::Value> = String::from_utf8_lossy(&changes.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON line"))
+        .collect();
+    assert_eq!(reported.len(), 11);
+    assert!(
+        reported
+            .iter()
+            .all(|v| v["change"] == "not_modified" && v["round"] == 2)
+    );
 }

@@ -84,7 +84,11 @@ async fn a_recrawl_killed_mid_round_resumes_without_writing_anything_twice() {
     let out = dir.path().join("out");
     run_crawl(config(site.url("/"), &out, 0.0)).await.unwrap();
     // Every tenth page is rewritten for round 2.
-    for (n, path) in paths.iter().enumerate().filter(|(n, _)| n.is_multiple_of(10)) {
+    for (n, path) in paths
+        .iter()
+        .enumerate()
+        .filter(|(n, _)| n.is_multiple_of(10))
+    {
         site.put(
             path,
             path,
