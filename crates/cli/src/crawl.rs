@@ -11,6 +11,9 @@ use dedupcrawl_crawler::{
     ConfigOverrides, CrawlConfig, CrawlReport, run_crawl, run_observed_crawl,
 };
 
+/// The configuration of a crawl as it ran, saved in its output directory (`recrawl` reads it).
+pub const SAVED_CONFIG: &str = "crawl.toml";
+
 /// Format of the `tracing` log lines on stderr.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum LogFormat {
@@ -106,8 +109,7 @@ pub const EXIT_ALL_SEED_HOSTS_GIVEN_UP: u8 = 4;
 /// Runs the crawl. `Ok(0)` when it ran to its end and at least one seed host answered (failed
 /// pages and given-up hosts are in the crawl log and the summary, not errors);
 /// `Ok(EXIT_ALL_SEED_HOSTS_GIVEN_UP)` when every seed host was given up.
-pub fn run(args: CrawlArgs) -> anyhow::Result<u8> {
-    init_logging(args.log_format, "info");
+pub fn run(mut args: CrawlArgs) -> anyhow::Result<u8> {
     let mut config = match &args.config {
         Some(path) => CrawlConfig::load(path)?,
         None => CrawlConfig::default(),
@@ -115,24 +117,48 @@ pub fn run(args: CrawlArgs) -> anyhow::Result<u8> {
     if args.config.is_none() && args.out.is_none() {
         anyhow::bail!("--out DIR is required without --config");
     }
-    config.apply(ConfigOverrides {
-        seeds: args.seeds,
-        out: args.out,
+    config.apply(overrides(&mut args));
+    let (serve, token) = (args.serve, args.token.resolve());
+    run_with(config, &args, move |config| {
+        crawl_maybe_served(config, serve, token)
+    })
+}
+
+/// The config keys the flags replace (taken out of `args`).
+pub fn overrides(args: &mut CrawlArgs) -> ConfigOverrides {
+    ConfigOverrides {
+        seeds: std::mem::take(&mut args.seeds),
+        out: args.out.take(),
         delay: args.delay,
         concurrency: args.concurrency,
         per_host: args.per_host,
         max_pages: args.max_pages,
         max_depth: args.max_depth,
         threshold: args.threshold,
-        user_agent: args.user_agent,
-        store: args.store,
-        crawl_name: args.crawl_name,
-    });
+        user_agent: args.user_agent.take(),
+        store: args.store.take(),
+        crawl_name: args.crawl_name.take(),
+    }
+}
+
+/// Runs `round` (a crawl or a recrawl) on `config` with the runtime flags of `args`
+/// (`--threads`, `--quiet`, `--log-format`), prints the summary, saves the config in the
+/// output directory; the exit status as [`run`] documents.
+pub fn run_with<F, Fut>(mut config: CrawlConfig, args: &CrawlArgs, round: F) -> anyhow::Result<u8>
+where
+    F: FnOnce(CrawlConfig) -> Fut,
+    Fut: std::future::Future<Output = anyhow::Result<CrawlReport>>,
+{
+    init_logging(args.log_format, "info");
     if args.quiet {
         config.crawl.progress = false;
     }
     config.validate()?;
     let out = config.crawl.out.clone();
+    std::fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
+    let saved = toml::to_string(&config).context("cannot write the config as TOML")?;
+    std::fs::write(out.join(SAVED_CONFIG), saved)
+        .with_context(|| format!("cannot save the config in {}", out.display()))?;
     // Page processing (parse, dedup, WARC write) runs on the blocking pool: CPU-bound work
     // gains nothing from more threads than cores, and each thread keeps its own stem cache,
     // so an unbounded pool (tokio's default is 512) only costs memory.
@@ -158,7 +184,7 @@ pub fn run(args: CrawlArgs) -> anyhow::Result<u8> {
         .build()
         .context("cannot start the async runtime")?;
     let report = runtime
-        .block_on(crawl_maybe_served(config, args.serve, args.token.resolve()))
+        .block_on(round(config))
         .with_context(|| format!("crawl into {} failed", out.display()))?;
     println!("{}", report.summary());
     println!(

@@ -1,6 +1,7 @@
 //! The `dedupcrawl` binary: crawl, offline dedup, compare, export, clusters, extract, serve,
 //! why.
 
+mod changes;
 mod clusters;
 mod compare;
 mod crawl;
@@ -9,6 +10,7 @@ mod dedup_common;
 mod dedup_warc;
 mod export;
 mod extract;
+mod recrawl;
 mod serve;
 mod serve_access;
 mod why;
@@ -35,6 +37,11 @@ enum Command {
     /// Crawl a site list politely, dedup every page before its links are followed, archive
     /// new pages as WARC. Re-run the same command to resume.
     Crawl(crawl::CrawlArgs),
+    /// One new round over an earlier crawl: revisit the URLs that are due with conditional
+    /// requests, archive what changed, record unchanged pages as WARC revisits. Re-run to resume.
+    Recrawl(recrawl::RecrawlArgs),
+    /// What changed in a recrawl round (default: the latest), as JSONL.
+    Changes(changes::ChangesArgs),
     /// Compare two documents (HTML or text files) with every estimator.
     Compare(compare::CompareArgs),
     /// Offline dedup of HTML files on disk (or of WARC archives) through a persistent index.
@@ -90,7 +97,18 @@ fn main() -> std::process::ExitCode {
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .init();
+    if let Command::Recrawl(args) = cli.command {
+        crawl::init_logging(
+            args.crawl.log_format,
+            cli.log_level.as_deref().unwrap_or("info"),
+        );
+        return match recrawl::run(args) {
+            Ok(status) => std::process::ExitCode::from(status),
+            Err(error) => finish(Err(error)),
+        };
+    }
     finish(match cli.command {
+        Command::Changes(args) => changes::run(args),
         Command::Compare(args) => compare::run(args),
         Command::Dedup(args) => dedup::run(args),
         Command::Export(args) => export::run(args),
@@ -98,7 +116,7 @@ fn main() -> std::process::ExitCode {
         Command::Extract(args) => extract::run(args),
         Command::Serve(args) => serve::run(args),
         Command::Why(args) => why::run(args),
-        Command::Crawl(_) => Ok(()),
+        Command::Crawl(_) | Command::Recrawl(_) => Ok(()),
     })
 }
 

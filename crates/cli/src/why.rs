@@ -160,7 +160,17 @@ fn reason(line: &LogLine) -> String {
             "estimated resemblance with an earlier page at or above the threshold".into()
         }
         Decision::Contained => "its text is contained in an earlier page".into(),
-        Decision::NotModified => "304 Not Modified to a conditional request".into(),
+        Decision::NotModified => {
+            "304 Not Modified to a conditional request (a recrawl): a WARC revisit record \
+             (server-not-modified) points at the earlier response"
+                .into()
+        }
+        Decision::Unchanged => {
+            "fetched again in a recrawl with the payload of its previous version: a WARC \
+             revisit record (identical-payload-digest) points at it"
+                .into()
+        }
+        Decision::Gone => format!("404/410 in a recrawl: the page is gone ({note})"),
         Decision::RobotsDisallowed => {
             "the host's robots.txt disallows this URL for the crawler's user agent (robots.txt \
              is cached per host, not archived)"

@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::CrawlError;
 use crate::host_health::HostFailurePolicy;
+use crate::recrawl_settings::RecrawlSettings;
 
 /// The whole configuration of one crawl.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -30,6 +31,7 @@ pub struct CrawlConfig {
     pub archive: ArchiveSettings,
     pub dedup: DedupSettings,
     pub store: StoreSettings,
+    pub recrawl: RecrawlSettings,
     /// `[[site]]` entries: seeds with their own scope and politeness.
     pub site: Vec<SiteConfig>,
 }
@@ -490,6 +492,7 @@ impl CrawlConfig {
     pub fn validate(&self) -> Result<(), CrawlError> {
         self.dedup.validate().map_err(CrawlError::ConfigValue)?;
         self.store.location()?;
+        self.recrawl.validate()?;
         let c = &self.crawl;
         if c.concurrency == 0 {
             return Err(CrawlError::ConfigValue(

@@ -13,7 +13,7 @@ use dedupcrawl_pipeline::DedupStage;
 
 use crate::config::{CrawlConfig, ResolvedSite};
 use crate::crawl_log::CrawlLog;
-use crate::crawl_state::CrawlStateStore;
+use crate::crawl_state::{CrawlStateStore, RoundState};
 use crate::host_health::{GivenUpHost, HostHealth};
 use crate::report::CrawlReport;
 
@@ -58,6 +58,8 @@ pub(crate) struct Engine {
     /// Connection-level failures per host, and which hosts are given up for this run.
     pub(crate) health: HostHealth,
     pub(crate) given_up: Mutex<Vec<GivenUpHost>>,
+    /// The crawl round this run works on (1: the first crawl; see [`crate::revisit`]).
+    pub(crate) round: RoundState,
     /// Seeds with a crawl-log line from this run (a given-up host's seeds get one only if not).
     pub(crate) seeds_logged: Mutex<std::collections::HashSet<String>>,
 }

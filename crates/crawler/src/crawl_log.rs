@@ -20,8 +20,13 @@ pub enum Decision {
     NearDuplicate,
     /// Contained in `duplicate_of`.
     Contained,
-    /// 304 to a conditional GET.
+    /// 304 to a conditional GET (recrawl): WARC `revisit` (server-not-modified).
     NotModified,
+    /// Recrawl: 200 with the payload of the URL's previous version: WARC `revisit`
+    /// (identical-payload-digest).
+    Unchanged,
+    /// Recrawl: 404/410 for a URL an earlier round fetched.
+    Gone,
     RobotsDisallowed,
     OutOfScope,
     /// Fetched but not archived by policy (noindex, non-HTML skipped, redirect not followed).
@@ -38,6 +43,8 @@ impl Decision {
             Decision::NearDuplicate => "near_duplicate",
             Decision::Contained => "contained",
             Decision::NotModified => "not_modified",
+            Decision::Unchanged => "unchanged",
+            Decision::Gone => "gone",
             Decision::RobotsDisallowed => "robots_disallowed",
             Decision::OutOfScope => "out_of_scope",
             Decision::Filtered => "filtered",
@@ -79,6 +86,20 @@ pub struct LogLine {
     /// its all-on-one-page version), most contained first.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub contains: Vec<String>,
+    /// The crawl round of the decision: 1 for the first crawl, one more per `recrawl`.
+    #[serde(default = "first_round")]
+    pub round: u32,
+    /// Recrawl: the payload digest of the URL's previous version, on a page that changed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub previous_digest: Option<String>,
+    /// Recrawl: resemblance of a changed page with its previous version (MinHash estimate;
+    /// absent for non-HTML or when the previous version had no signature).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub change_similarity: Option<f64>,
+}
+
+fn first_round() -> u32 {
+    1
 }
 
 impl LogLine {
@@ -102,6 +123,9 @@ impl LogLine {
             note: None,
             bytes: None,
             contains: Vec::new(),
+            round: 1,
+            previous_digest: None,
+            change_similarity: None,
         }
     }
 }

@@ -1,6 +1,7 @@
 //! The engine's own progress, behind a storage seam ([`CrawlStateStore`]): which URLs have a
 //! WARC record (and which record), which have a crawl-log line from an earlier run, whose
-//! sitemaps were read, and how far the WARC files are known to the state (the checkpoint).
+//! sitemaps were read, how far the WARC files are known to the state (the checkpoint), and
+//! for recrawls the round in progress and each URL's revisit state ([`RevisitState`]).
 
 use serde::{Deserialize, Serialize};
 
@@ -13,6 +14,59 @@ pub(crate) struct ArchivedRecord {
     pub(crate) record_id: Option<String>,
     pub(crate) date: Option<chrono::DateTime<chrono::Utc>>,
     pub(crate) payload_digest: Option<String>,
+    /// The crawl round that wrote the record (1 = the first crawl; absent in state written
+    /// before rounds existed, which is round 1).
+    #[serde(default = "first_round")]
+    pub(crate) round: u32,
+}
+
+fn first_round() -> u32 {
+    1
+}
+
+/// What a recrawl needs to know about one URL: the validators and content of its current
+/// version, when it is due again, and how often it was missing.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct RevisitState {
+    /// The last round that fetched the URL.
+    pub(crate) round: u32,
+    /// Link depth at which the URL was found (kept for scope checks of later rounds).
+    pub(crate) depth: u32,
+    /// `ETag` of the current version (sent as `If-None-Match`).
+    pub(crate) etag: Option<String>,
+    /// `Last-Modified` of the current version (sent as `If-Modified-Since`).
+    pub(crate) last_modified: Option<String>,
+    /// `sha1:BASE32` payload digest of the current version.
+    pub(crate) payload_digest: Option<String>,
+    /// The dedup index's document of the current version (its MinHash signature is what a
+    /// changed page is compared with; removed from the index when a new version replaces it).
+    pub(crate) document: Option<u32>,
+    /// The `response` record of the current version: what revisit records refer to.
+    pub(crate) record: Option<ArchivedRecord>,
+    /// Seconds between two revisits (adapted per round from the change similarity).
+    pub(crate) interval_secs: f64,
+    /// When the URL is due again.
+    pub(crate) next_due: chrono::DateTime<chrono::Utc>,
+    /// Rounds in a row that found the URL gone (404/410).
+    pub(crate) misses: u32,
+    /// Dropped from later rounds (gone for `recrawl.gone_after_misses` rounds).
+    pub(crate) gone: bool,
+    /// Resemblance of the last fetched version with the one before (1.0: unchanged).
+    pub(crate) last_similarity: Option<f64>,
+}
+
+/// The crawl's current round: round 1 is the first `crawl`, each `recrawl` adds one.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct RoundState {
+    pub(crate) number: u32,
+    pub(crate) started: chrono::DateTime<chrono::Utc>,
+    /// Every URL due in the round was put in the frontier (a recrawl killed before that
+    /// seeds again on resume).
+    pub(crate) seeded: bool,
+    /// The round ran to its end (frontier empty): the next `recrawl` starts a new round.
+    pub(crate) finished: bool,
+    /// `recrawl --all`: every known URL, due or not.
+    pub(crate) all: bool,
 }
 
 /// How far the WARC files are known to the state: every record of the files before `file`
@@ -49,6 +103,16 @@ pub(crate) trait CrawlStateStore: Send + Sync {
     fn checkpoint(&self) -> Result<Option<ArchiveCheckpoint>, CrawlError>;
     /// Records a checkpoint (durable with the next [`flush`](CrawlStateStore::flush)).
     fn set_checkpoint(&self, checkpoint: &ArchiveCheckpoint) -> Result<(), CrawlError>;
+    /// The revisit state of `url`, if a round fetched it.
+    fn revisit_state(&self, url: &str) -> Result<Option<RevisitState>, CrawlError>;
+    /// Records (or replaces) the revisit state of `url`.
+    fn record_revisit_state(&self, url: &str, state: &RevisitState) -> Result<(), CrawlError>;
+    /// Every URL with a revisit state (read when a round is seeded).
+    fn revisit_states(&self) -> Result<Vec<(String, RevisitState)>, CrawlError>;
+    /// The current round, if any was started.
+    fn round(&self) -> Result<Option<RoundState>, CrawlError>;
+    /// Records the current round.
+    fn set_round(&self, round: &RoundState) -> Result<(), CrawlError>;
     /// Makes every write so far durable; with the embedded stores this flushes the whole
     /// state database (frontier and index trees too).
     fn flush(&self) -> Result<(), CrawlError>;
@@ -66,6 +130,34 @@ pub(crate) mod behaviour_suite {
             record_id: Some(format!("<urn:uuid:{id}>")),
             date: None,
             payload_digest: Some("sha1:AAAA".into()),
+            round: 1,
+        }
+    }
+
+    fn revisit(round: u32, etag: &str) -> RevisitState {
+        RevisitState {
+            round,
+            depth: 2,
+            etag: Some(etag.into()),
+            last_modified: Some("Tue, 24 Nov 2026 10:00:00 GMT".into()),
+            payload_digest: Some("sha1:BBBB".into()),
+            document: Some(7),
+            record: Some(record("9")),
+            interval_secs: 3600.0,
+            next_due: chrono::DateTime::from_timestamp(1_800_000_000, 0).unwrap_or_default(),
+            misses: 1,
+            gone: false,
+            last_similarity: Some(0.75),
+        }
+    }
+
+    fn round(number: u32, finished: bool) -> RoundState {
+        RoundState {
+            number,
+            started: chrono::DateTime::from_timestamp(1_800_000_000, 0).unwrap_or_default(),
+            seeded: true,
+            finished,
+            all: false,
         }
     }
 
@@ -105,6 +197,37 @@ pub(crate) mod behaviour_suite {
             };
             state.set_checkpoint(&checkpoint).unwrap();
             assert_eq!(state.checkpoint().unwrap(), Some(checkpoint));
+
+            assert_eq!(state.revisit_state("http://a.example/").unwrap(), None);
+            assert!(state.revisit_states().unwrap().is_empty());
+            state
+                .record_revisit_state("http://a.example/", &revisit(1, "\"v1\""))
+                .unwrap();
+            state
+                .record_revisit_state("http://a.example/", &revisit(2, "W/\"v2\""))
+                .unwrap();
+            state
+                .record_revisit_state("http://a.example/b", &revisit(1, "\"b\""))
+                .unwrap();
+            assert_eq!(
+                state.revisit_state("http://a.example/").unwrap(),
+                Some(revisit(2, "W/\"v2\"")),
+                "the last revisit state wins"
+            );
+            let mut all = state.revisit_states().unwrap();
+            all.sort_by(|a, b| a.0.cmp(&b.0));
+            assert_eq!(
+                all,
+                vec![
+                    ("http://a.example/".to_string(), revisit(2, "W/\"v2\"")),
+                    ("http://a.example/b".to_string(), revisit(1, "\"b\"")),
+                ]
+            );
+
+            assert_eq!(state.round().unwrap(), None);
+            state.set_round(&round(1, false)).unwrap();
+            state.set_round(&round(2, true)).unwrap();
+            assert_eq!(state.round().unwrap(), Some(round(2, true)));
             state.flush().unwrap();
         }
         // Reopened: everything flushed is there.
@@ -120,5 +243,11 @@ pub(crate) mod behaviour_suite {
             Some(1234),
             "the checkpoint survives"
         );
+        assert_eq!(
+            state.revisit_state("http://a.example/b").unwrap(),
+            Some(revisit(1, "\"b\""))
+        );
+        assert_eq!(state.revisit_states().unwrap().len(), 2);
+        assert_eq!(state.round().unwrap(), Some(round(2, true)));
     }
 }

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use dedupcrawl_archive::{CdxjWriter, WarcWriter, WarcWriterConfig};
-use dedupcrawl_fetch::{FetchRequest, Fetcher};
+use dedupcrawl_fetch::Fetcher;
 use dedupcrawl_frontier::{
     CanonicalUrl, CanonicalizationRules, Completion, FrontierEntry, HostOutcome, Lease, NextUrl,
     OutOfScopeReason, RobotsCache, RobotsConfig, ScopeDecision,
@@ -30,6 +30,7 @@ use crate::observe_hooks::{SAMPLE_EVERY, observe_line};
 use crate::output_paths::{OutputPaths, warc_files};
 use crate::report::CrawlReport;
 use crate::resume::reconcile_archive;
+use crate::revisit::RoundStart;
 use crate::robots_sitemaps::RobotsStep;
 use crate::stores::CrawlStores;
 
@@ -46,7 +47,12 @@ pub(crate) struct TaskOutput {
 /// Runs a crawl to the end (frontier empty, page budget reached, or Ctrl-C) and returns its
 /// report (also written to `OUT/report.json`).
 pub async fn run_crawl(config: CrawlConfig) -> Result<CrawlReport, CrawlError> {
-    run_observed_crawl(config, Arc::new(CrawlObserver::unobserved())).await
+    run_round(
+        config,
+        RoundStart::Continue,
+        Arc::new(CrawlObserver::unobserved()),
+    )
+    .await
 }
 
 /// [`run_crawl`], telling `observer` what happens (for `/metrics` and the dashboard).
@@ -54,9 +60,29 @@ pub async fn run_observed_crawl(
     config: CrawlConfig,
     observer: Arc<CrawlObserver>,
 ) -> Result<CrawlReport, CrawlError> {
+    run_round(config, RoundStart::Continue, observer).await
+}
+
+/// Runs one new round over an earlier crawl (`dedupcrawl recrawl`): the URLs whose revisit is
+/// due (`all`: every known URL) are fetched again with conditional requests, plus the links
+/// newly found; an unfinished round is resumed instead. Returns the round's report.
+pub async fn run_recrawl(config: CrawlConfig, all: bool) -> Result<CrawlReport, CrawlError> {
+    run_round(
+        config,
+        RoundStart::New { all },
+        Arc::new(CrawlObserver::unobserved()),
+    )
+    .await
+}
+
+async fn run_round(
+    config: CrawlConfig,
+    start: RoundStart,
+    observer: Arc<CrawlObserver>,
+) -> Result<CrawlReport, CrawlError> {
     config.validate()?;
     let paths = OutputPaths::new(&config.crawl.out);
-    let engine = tokio::task::spawn_blocking(move || Engine::open(config, &paths, observer))
+    let engine = tokio::task::spawn_blocking(move || Engine::open(config, &paths, start, observer))
         .await
         .map_err(|e| CrawlError::Worker(e.to_string()))??;
     let engine = Arc::new(engine);
@@ -106,6 +132,7 @@ impl Engine {
     fn open(
         config: CrawlConfig,
         paths: &OutputPaths,
+        start: RoundStart,
         observer: Arc<CrawlObserver>,
     ) -> Result<Engine, CrawlError> {
         let sites = config.sites()?;
@@ -150,6 +177,7 @@ impl Engine {
         let stage = DedupStage::new(stores.index, dedup_settings);
         let fetcher = Fetcher::new(config.fetch_config()?)?;
         let crawl_state = stores.crawl_state;
+        let round = crate::revisit::open_round(crawl_state.as_ref(), start)?;
 
         let mut warc_config = WarcWriterConfig::new(&paths.warc_dir, warc_prefix);
         warc_config.max_file_size = config.archive.max_file_size;
@@ -193,8 +221,13 @@ impl Engine {
             );
         }
         let mut cdxj = CdxjWriter::open_append(&paths.cdxj_unsorted)?;
-        let resume_scan =
-            reconcile_archive(&paths.warc_dir, crawl_state.as_ref(), &mut cdxj, &stage)?;
+        let resume_scan = reconcile_archive(
+            &paths.warc_dir,
+            crawl_state.as_ref(),
+            &mut cdxj,
+            &stage,
+            round.number,
+        )?;
 
         let (log, previous_lines) = CrawlLog::open(&paths.crawl_log)?;
         let mut report = CrawlReport {
@@ -202,14 +235,15 @@ impl Engine {
             ..CrawlReport::default()
         };
         let mut host_pages: HashMap<String, u64> = HashMap::new();
-        for line in &previous_lines {
+        // The report, the logged marks and the page budgets are the current round's.
+        for line in previous_lines.iter().filter(|l| l.round == round.number) {
             report.add(line);
             observe_line(&observer, line);
             // A given-up host's seed lines are not final: the URL is still queued.
             if line.note.as_deref() == Some(HOST_GIVEN_UP_NOTE) {
                 continue;
             }
-            crawl_state.mark_logged(&line.url)?;
+            crawl_state.mark_logged(&crate::revisit::log_key(round.number, &line.url))?;
             if line.status.is_some()
                 && let Ok(url) =
                     CanonicalUrl::parse(&line.url, None, &CanonicalizationRules::none())
@@ -244,6 +278,7 @@ impl Engine {
             health,
             given_up: Mutex::new(Vec::new()),
             seeds_logged: Mutex::new(std::collections::HashSet::new()),
+            round,
             rules: config.canonicalization.rules(),
             robots: RobotsCache::new(Duration::from_secs(24 * 3600), robots_retry),
             robots_config,
@@ -270,6 +305,7 @@ impl Engine {
             }
         }
         self.frontier.offer_all(entries)?;
+        crate::revisit::seed_round(self)?;
         Ok(())
     }
 
@@ -300,8 +336,10 @@ impl Engine {
     }
 
     /// Writes a crawl-log line (once per URL across runs) and counts it.
-    pub(crate) fn log_line(&self, line: LogLine) -> Result<(), CrawlError> {
-        if self.crawl_state.is_logged(&line.url)? {
+    pub(crate) fn log_line(&self, mut line: LogLine) -> Result<(), CrawlError> {
+        line.round = self.round.number;
+        let logged_key = crate::revisit::log_key(self.round.number, &line.url);
+        if self.crawl_state.is_logged(&logged_key)? {
             tracing::debug!(url = %line.url, "already logged by an earlier run");
             return Ok(());
         }
@@ -416,6 +454,15 @@ impl Engine {
     async fn process(self: Arc<Self>, lease: Lease) -> Result<TaskOutput, CrawlError> {
         let url = lease.url().clone();
         let entry = lease.entry.clone();
+        if crate::revisit::fetched_this_round(&self, &url)? {
+            tracing::debug!(url = %url, "already fetched in this round");
+            return Ok(TaskOutput {
+                lease,
+                outcome: HostOutcome::Done,
+                failure: None,
+                pause_after: None,
+            });
+        }
         let robots_started = Instant::now();
         let (policy, extra_requests) = match self.robots_for(&url).await? {
             RobotsStep::Ready(policy, extra_requests) => (policy, extra_requests),
@@ -463,10 +510,8 @@ impl Engine {
             tokio::time::sleep(host_delay).await;
         }
         let started = Instant::now();
-        let fetched = self
-            .fetcher
-            .fetch(FetchRequest::new(url.url().clone()))
-            .await;
+        let request = crate::revisit::request_for(&self, &url)?;
+        let fetched = self.fetcher.fetch(request).await;
         self.progress.fetched.fetch_add(1, Ordering::Relaxed);
         self.observe_fetch(url.host(), started, &fetched, host_delay);
         match fetched {
@@ -500,7 +545,7 @@ impl Engine {
                 let engine = Arc::clone(&self);
                 let lease_for_page = lease.clone();
                 let (outcome, failure) = tokio::task::spawn_blocking(move || {
-                    crate::page::handle_response(&engine, &lease_for_page, response)
+                    crate::revisit_page::handle_response(&engine, &lease_for_page, response)
                 })
                 .await
                 .map_err(|e| CrawlError::Worker(e.to_string()))??;
@@ -557,6 +602,13 @@ impl Engine {
             sink.report.clone()
         };
         report.finished = finished;
+        if finished {
+            let mut round = self.round.clone();
+            round.seeded = true;
+            round.finished = true;
+            self.crawl_state.set_round(&round)?;
+            self.crawl_state.flush()?;
+        }
         report.given_up_hosts = lock(&self.given_up).clone();
         report.every_seed_host_given_up = {
             let given_up: std::collections::HashSet<&str> = report

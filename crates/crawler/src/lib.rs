@@ -64,7 +64,15 @@
 //! `warc/*.warc.gz`, `crawl.log.jsonl` (one line per URL decision: `ts, url, status, decision,
 //! duplicate_of, similarity, content_digest, depth, via`, plus `error`, `note`, `bytes` when
 //! they apply), `index.cdxj` (sorted, pywb), `state/` (one sled db: `frontier_*` trees,
-//! `dedup_index`, `crawl_archived`, `crawl_logged`, `crawl_sitemaps_done`), `report.json`.
+//! `dedup_index`, `crawl_archived`, `crawl_logged`, `crawl_sitemaps_done`, `crawl_revisit`,
+//! `crawl_round`), `report.json`.
+//!
+//! ## Rounds ([`run_recrawl`])
+//! Round 1 is the first crawl; each recrawl is one more round over the same state: the URLs
+//! due (per-URL adaptive interval, `[recrawl]`) are fetched again with conditional requests;
+//! `304` → `not_modified` and same payload → `unchanged` (WARC revisits referring to the URL's
+//! earlier response), a changed page is compared with its own previous version and archived as
+//! a new version, 404/410 → `gone`. Every crawl-log line carries its `round`.
 //!
 //! ## Durability and resume (kill -9 at any moment)
 //! Order per page: dedup index insert (sled) → WARC record written with one `write_all`
@@ -100,8 +108,11 @@ mod observe_hooks;
 mod output_paths;
 mod page;
 mod postgres_crawl_state;
+mod recrawl_settings;
 mod report;
 mod resume;
+mod revisit;
+mod revisit_page;
 mod robots_sitemaps;
 mod sled_crawl_state;
 mod stores;
@@ -113,9 +124,10 @@ pub use config::{
     SiteConfig, StoreSettings,
 };
 pub use crawl_log::{CrawlLog, Decision, HOST_GIVEN_UP_NOTE, LogLine, read_crawl_log};
-pub use engine::{run_crawl, run_observed_crawl};
+pub use engine::{run_crawl, run_observed_crawl, run_recrawl};
 pub use error::CrawlError;
 pub use host_health::GivenUpHost;
 pub use observe_hooks::observe_line;
 pub use output_paths::{OutputPaths, warc_files};
+pub use recrawl_settings::RecrawlSettings;
 pub use report::{CrawlReport, HostReport, ResumeScan};

@@ -1,5 +1,8 @@
 //! One response: status handling, redirects, dedup before link expansion, archiving, links.
+//! In a recrawl round, a page that changed is first compared with its own previous version
+//! (see [`crate::revisit`]).
 
+use std::cell::RefCell;
 use std::time::SystemTime;
 
 use dedupcrawl_archive::{
@@ -19,28 +22,76 @@ use dedupcrawl_textprep::{PreparedPage, RobotsMeta};
 use crate::config::{NearDuplicatePolicy, NonHtmlPolicy};
 use crate::context::Engine;
 use crate::crawl_log::{Decision, LogLine};
-use crate::crawl_state::ArchivedRecord;
+use crate::crawl_state::{ArchivedRecord, RevisitState};
 use crate::error::CrawlError;
 use crate::mutex::lock;
+use crate::revisit::Visit;
 
 /// Links offered to the frontier in one transaction: bounds the memory of enqueueing a page
 /// with very many links.
 const OFFER_BATCH: usize = 1000;
 
-type Handled = Result<(HostOutcome, Option<LogLine>), CrawlError>;
+pub(crate) type Handled = Result<(HostOutcome, Option<LogLine>), CrawlError>;
 
 /// A response and what we know about the URL it answers.
-struct Fetched<'a> {
-    engine: &'a Engine,
-    url: CanonicalUrl,
-    depth: u32,
+pub(crate) struct Fetched<'a> {
+    pub(crate) engine: &'a Engine,
+    pub(crate) url: CanonicalUrl,
+    pub(crate) depth: u32,
     via: Option<String>,
-    response: FetchedResponse,
+    pub(crate) response: FetchedResponse,
     digest: String,
+    /// Recrawl: what an earlier round knows of the URL.
+    previous: Option<RevisitState>,
+    /// What this fetch found, for the URL's revisit state.
+    visit: RefCell<Visit>,
+}
+
+impl<'a> Fetched<'a> {
+    pub(crate) fn new(
+        engine: &'a Engine,
+        lease: &Lease,
+        response: FetchedResponse,
+        previous: Option<RevisitState>,
+    ) -> Fetched<'a> {
+        let digest = PayloadDigest::of(&response.body).to_string();
+        Fetched {
+            engine,
+            url: lease.url().clone(),
+            depth: lease.entry.depth,
+            via: lease.entry.via.clone(),
+            response,
+            digest,
+            previous,
+            visit: RefCell::new(Visit::default()),
+        }
+    }
+
+    /// The response back (to hand it to [`handle_response`]).
+    pub(crate) fn into_response(self) -> FetchedResponse {
+        self.response
+    }
+
+    /// The payload digest (`sha1:BASE32`).
+    pub(crate) fn digest(&self) -> &str {
+        &self.digest
+    }
+
+    /// Records the URL's revisit state from this fetch (after its crawl-log line).
+    pub(crate) fn record_visit(&self, visit: Visit) -> Result<(), CrawlError> {
+        crate::revisit::record_visit(
+            self.engine,
+            &self.url,
+            self.depth,
+            &self.response,
+            Some(&self.digest),
+            visit,
+        )
+    }
 }
 
 impl Fetched<'_> {
-    fn line(&self, decision: Decision) -> LogLine {
+    pub(crate) fn line(&self, decision: Decision) -> LogLine {
         let mut line = LogLine::new(self.url.as_str(), decision, self.depth, self.via.clone());
         line.status = Some(self.response.status);
         line.content_digest = Some(self.digest.clone());
@@ -51,18 +102,25 @@ impl Fetched<'_> {
                 self.response.body.len()
             ));
         }
+        if let Some(previous) = &self.previous {
+            line.previous_digest = previous.payload_digest.clone();
+            line.change_similarity = self.visit.borrow().similarity;
+        }
         line
     }
 
-    fn add_note(line: &mut LogLine, note: &str) {
+    pub(crate) fn add_note(line: &mut LogLine, note: &str) {
         line.note = Some(match line.note.take() {
             Some(existing) => format!("{existing}; {note}"),
             None => note.to_string(),
         });
     }
 
-    fn already_archived(&self) -> Result<Option<ArchivedRecord>, CrawlError> {
-        self.archived_record(self.url.as_str())
+    /// What this round already archived for the URL (an earlier run of the round: resume).
+    pub(crate) fn already_archived(&self) -> Result<Option<ArchivedRecord>, CrawlError> {
+        Ok(self
+            .archived_record(self.url.as_str())?
+            .filter(|record| record.round >= self.engine.round.number))
     }
 
     /// What an earlier fetch archived for `url` (its record location), if anything.
@@ -71,7 +129,7 @@ impl Fetched<'_> {
     }
 
     /// This fetch as a WARC capture, with heads from [`heads`](Self::heads).
-    fn capture<'a>(
+    pub(crate) fn capture<'a>(
         &'a self,
         request: &'a HttpRequestHead,
         response: &'a HttpResponseHead,
@@ -88,7 +146,7 @@ impl Fetched<'_> {
         }
     }
 
-    fn heads(&self) -> (HttpRequestHead, HttpResponseHead) {
+    pub(crate) fn heads(&self) -> (HttpRequestHead, HttpResponseHead) {
         let request = &self.response.request;
         (
             HttpRequestHead {
@@ -106,13 +164,18 @@ impl Fetched<'_> {
         )
     }
 
-    fn remember(&self, location: &RecordLocation) -> Result<(), CrawlError> {
+    pub(crate) fn remember(&self, location: &RecordLocation) -> Result<(), CrawlError> {
         let info = ArchivedRecord {
             record_type: location.record_type.as_str().to_string(),
             record_id: Some(location.record_id.clone()),
             date: Some(location.warc_date),
             payload_digest: Some(location.payload_digest.clone()),
+            round: self.engine.round.number,
         };
+        if info.record_type == "response" {
+            // The version later revisits refer to.
+            self.visit.borrow_mut().record = Some(info.clone());
+        }
         self.engine
             .crawl_state
             .record_archived(self.url.as_str(), &info)
@@ -266,23 +329,29 @@ impl Fetched<'_> {
 
 /// Handles one response; returns the frontier outcome and, for retryable failures, the line to
 /// log if the frontier gives up.
+/// `previous`: what an earlier round knows of the URL (recrawl).
 pub(crate) fn handle_response(
     engine: &Engine,
     lease: &Lease,
     response: FetchedResponse,
+    previous: Option<RevisitState>,
 ) -> Handled {
-    let digest = PayloadDigest::of(&response.body).to_string();
-    let fetched = Fetched {
-        engine,
-        url: lease.url().clone(),
-        depth: lease.entry.depth,
-        via: lease.entry.via.clone(),
-        response,
-        digest,
-    };
+    let fetched = Fetched::new(engine, lease, response, previous);
     match fetched.response.status_class() {
-        StatusClass::Success => handle_success(&fetched),
-        StatusClass::Redirect => handle_redirect(&fetched, lease),
+        StatusClass::Success => {
+            let handled = handle_success(&fetched)?;
+            fetched.record_visit(fetched.visit.take())?;
+            Ok(handled)
+        }
+        StatusClass::Redirect => {
+            if let Some(previous) = &fetched.previous {
+                // Moved: the content lives at the target now, which is not a duplicate of it.
+                crate::revisit::retire_previous(engine, fetched.url.as_str(), previous)?;
+            }
+            let handled = handle_redirect(&fetched, lease)?;
+            fetched.record_visit(fetched.visit.take())?;
+            Ok(handled)
+        }
         StatusClass::NotModified => {
             engine.log_line(fetched.line(Decision::NotModified))?;
             Ok((HostOutcome::Done, None))
@@ -408,6 +477,11 @@ fn handle_success(fetched: &Fetched<'_>) -> Handled {
             engine.log_line(line)?;
             return Ok((HostOutcome::Done, None));
         }
+        if let Some(previous) = &fetched.previous {
+            // A new payload (an equal one was `unchanged`): this version replaces the last.
+            fetched.visit.borrow_mut().changed = true;
+            crate::revisit::retire_previous(engine, fetched.url.as_str(), previous)?;
+        }
         let verdict =
             engine
                 .stage
@@ -424,6 +498,16 @@ fn handle_success(fetched: &Fetched<'_>) -> Handled {
         &fetched.response.body,
         &text,
     )?;
+    if let Some(previous) = &fetched.previous {
+        // Compared with its own previous version first, which then leaves the index: the
+        // index keeps one current record per URL.
+        let similarity = crate::revisit::similarity_to_previous(engine, &fingerprint, previous)?;
+        let mut visit = fetched.visit.borrow_mut();
+        visit.similarity = similarity;
+        visit.changed = true;
+        drop(visit);
+        crate::revisit::retire_previous(engine, fetched.url.as_str(), previous)?;
+    }
     let mut robots = page.extracted.robots;
     robots.noindex |= header_robots.noindex;
     robots.nofollow |= header_robots.nofollow;
@@ -541,7 +625,8 @@ fn record_decision(
     }
     let near_policy = engine.config.archive.near_duplicates;
     let (mut line, follow_links) = match &decision {
-        DedupDecision::New { contains, .. } => {
+        DedupDecision::New { contains, id } => {
+            fetched.visit.borrow_mut().document = *id;
             fetched.archive_capture()?;
             let mut line = fetched.line(Decision::Archived);
             line.contains = contains

@@ -1,8 +1,10 @@
 //! The PostgreSQL [`CrawlStateStore`] ([`PostgresCrawlState`]): the engine's progress in the
-//! tables of `migrations/20261125000003_crawl_state.sql`, keyed by crawl. Archived URLs and
+//! tables of `migrations/20261125000003_crawl_state.sql` and `20261125000004_revisit.sql`,
+//! keyed by crawl. Archived URLs and
 //! sitemaps read are shared by every worker of the crawl (a page archived by one worker is
 //! archived for all); the crawl-log marks and the WARC checkpoint are the worker's own, since
-//! they describe the crawl log and WARC files of its `--out` directory.
+//! they describe the crawl log and WARC files of its `--out` directory. Revisit states and the
+//! current round are the crawl's, like archived URLs.
 //!
 //! Every write is one autocommitted statement, durable when it returns, so
 //! [`flush`](CrawlStateStore::flush) has nothing to do. The calls are synchronous like the
@@ -13,7 +15,9 @@ use std::future::Future;
 
 use sqlx::postgres::PgPool;
 
-use crate::crawl_state::{ArchiveCheckpoint, ArchivedRecord, CrawlStateStore};
+use crate::crawl_state::{
+    ArchiveCheckpoint, ArchivedRecord, CrawlStateStore, RevisitState, RoundState,
+};
 use crate::error::CrawlError;
 
 /// Connections the store keeps open at most.
@@ -244,6 +248,78 @@ impl CrawlStateStore for PostgresCrawlState {
         )
     }
 
+    fn revisit_state(&self, url: &str) -> Result<Option<RevisitState>, CrawlError> {
+        let url = url.to_string();
+        let text: Option<String> =
+            self.call("read a revisit state", move |pool, crawl, _| async move {
+                sqlx::query_scalar("SELECT state FROM crawl_revisit WHERE crawl = $1 AND url = $2")
+                    .bind(&crawl)
+                    .bind(&url)
+                    .fetch_optional(&pool)
+                    .await
+            })?;
+        Ok(text.and_then(|t| serde_json::from_str(&t).ok()))
+    }
+
+    fn record_revisit_state(&self, url: &str, state: &RevisitState) -> Result<(), CrawlError> {
+        let url = url.to_string();
+        let text = serde_json::to_string(state).unwrap_or_default();
+        self.call("record a revisit state", move |pool, crawl, _| async move {
+            sqlx::query(
+                "INSERT INTO crawl_revisit (crawl, url, state) VALUES ($1, $2, $3) \
+                 ON CONFLICT (crawl, url) DO UPDATE SET state = EXCLUDED.state",
+            )
+            .bind(&crawl)
+            .bind(&url)
+            .bind(&text)
+            .execute(&pool)
+            .await
+            .map(drop)
+        })
+    }
+
+    fn revisit_states(&self) -> Result<Vec<(String, RevisitState)>, CrawlError> {
+        let rows: Vec<(String, String)> = self.call(
+            "read the revisit states",
+            move |pool, crawl, _| async move {
+                sqlx::query_as("SELECT url, state FROM crawl_revisit WHERE crawl = $1")
+                    .bind(&crawl)
+                    .fetch_all(&pool)
+                    .await
+            },
+        )?;
+        Ok(rows
+            .into_iter()
+            .filter_map(|(url, text)| Some((url, serde_json::from_str(&text).ok()?)))
+            .collect())
+    }
+
+    fn round(&self) -> Result<Option<RoundState>, CrawlError> {
+        let text: Option<String> =
+            self.call("read the round", move |pool, crawl, _| async move {
+                sqlx::query_scalar("SELECT state FROM crawl_round WHERE crawl = $1")
+                    .bind(&crawl)
+                    .fetch_optional(&pool)
+                    .await
+            })?;
+        Ok(text.and_then(|t| serde_json::from_str(&t).ok()))
+    }
+
+    fn set_round(&self, round: &RoundState) -> Result<(), CrawlError> {
+        let text = serde_json::to_string(round).unwrap_or_default();
+        self.call("record the round", move |pool, crawl, _| async move {
+            sqlx::query(
+                "INSERT INTO crawl_round (crawl, state) VALUES ($1, $2) \
+                 ON CONFLICT (crawl) DO UPDATE SET state = EXCLUDED.state",
+            )
+            .bind(&crawl)
+            .bind(&text)
+            .execute(&pool)
+            .await
+            .map(drop)
+        })
+    }
+
     /// Every write is committed when it returns: nothing to do.
     fn flush(&self) -> Result<(), CrawlError> {
         Ok(())
@@ -293,6 +369,7 @@ mod tests {
             record_id: Some("<urn:uuid:1>".into()),
             date: None,
             payload_digest: None,
+            round: 1,
         };
         one.record_archived("http://a.example/", &record).unwrap();
         assert_eq!(

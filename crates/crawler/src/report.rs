@@ -19,6 +19,15 @@ pub struct HostReport {
     pub near_duplicates: u64,
     pub contained: u64,
     pub not_modified: u64,
+    /// Recrawl: a 200 with the payload of the previous version (identical-payload revisit).
+    #[serde(default)]
+    pub unchanged: u64,
+    /// Recrawl: archived again as a new version (`previous_digest` on its line).
+    #[serde(default)]
+    pub changed: u64,
+    /// Recrawl: 404/410 for a URL an earlier round fetched.
+    #[serde(default)]
+    pub gone: u64,
     pub robots_disallowed: u64,
     pub out_of_scope: u64,
     pub filtered: u64,
@@ -83,7 +92,14 @@ impl HostReport {
         let bytes = line.bytes.unwrap_or(0);
         self.bytes_fetched += bytes;
         match line.decision {
-            Decision::Archived => self.archived += 1,
+            Decision::Archived => {
+                self.archived += 1;
+                if line.previous_digest.is_some() {
+                    self.changed += 1;
+                }
+            }
+            Decision::Unchanged => self.unchanged += 1,
+            Decision::Gone => self.gone += 1,
             Decision::ExactDuplicate => {
                 self.exact_duplicates += 1;
                 self.bytes_saved += bytes;

@@ -18,11 +18,15 @@ use crate::report::ResumeScan;
 /// A `response` the state did not know (sled lost its last writes) may also have lost its dedup
 /// index insert, which came first: it is checked into the index again from the stored payload,
 /// so a near duplicate fetched later is still recognised.
+///
+/// Records past the checkpoint belong to `round`, the round being resumed: a round starts
+/// only after the one before finished, and finishing checkpoints.
 pub(crate) fn reconcile_archive(
     warc_dir: &Path,
     crawl_state: &dyn CrawlStateStore,
     cdxj: &mut CdxjWriter,
     stage: &DedupStage,
+    round: u32,
 ) -> Result<ResumeScan, CrawlError> {
     let files = warc_files(warc_dir)?;
     let checkpoint: Option<ArchiveCheckpoint> = crawl_state.checkpoint()?;
@@ -75,7 +79,10 @@ pub(crate) fn reconcile_archive(
             if let Some(entry) = CdxjEntry::from_record(&record, &file_name) {
                 cdxj.append(&entry)?;
             }
-            let existing = crawl_state.archived_record(target)?;
+            // A record of an earlier round is not this round's.
+            let existing = crawl_state
+                .archived_record(target)?
+                .filter(|existing| existing.round >= round);
             if existing.is_none() && record_type == RecordType::Response {
                 reindex_response(stage, target, &record)?;
             }
@@ -92,6 +99,7 @@ pub(crate) fn reconcile_archive(
                     .headers
                     .get("WARC-Payload-Digest")
                     .map(str::to_string),
+                round,
             };
             crawl_state.record_archived(target, &info)?;
         }

@@ -1,6 +1,8 @@
-//! The embedded [`CrawlStateStore`]: four trees of the crawl's sled database (`OUT/state/`).
+//! The embedded [`CrawlStateStore`]: six trees of the crawl's sled database (`OUT/state/`).
 
-use crate::crawl_state::{ArchiveCheckpoint, ArchivedRecord, CrawlStateStore};
+use crate::crawl_state::{
+    ArchiveCheckpoint, ArchivedRecord, CrawlStateStore, RevisitState, RoundState,
+};
 use crate::error::CrawlError;
 
 /// Sled tree: canonical URL → [`ArchivedRecord`] (JSON) of the WARC record written for it.
@@ -12,6 +14,11 @@ const TREE_SITEMAPS_DONE: &str = "crawl_sitemaps_done";
 /// Sled tree of [`ArchiveCheckpoint`]s (one key).
 const TREE_CHECKPOINT: &str = "crawl_checkpoint";
 const CHECKPOINT_KEY: &[u8] = b"archive";
+/// Sled tree: canonical URL → [`RevisitState`] (JSON).
+const TREE_REVISIT: &str = "crawl_revisit";
+/// Sled tree of the current [`RoundState`] (one key).
+const TREE_ROUND: &str = "crawl_round";
+const ROUND_KEY: &[u8] = b"current";
 
 /// The crawl state in sled trees; [`flush`](CrawlStateStore::flush) flushes the whole db.
 pub(crate) struct SledCrawlState {
@@ -20,6 +27,8 @@ pub(crate) struct SledCrawlState {
     logged: sled::Tree,
     sitemaps_done: sled::Tree,
     checkpoints: sled::Tree,
+    revisit: sled::Tree,
+    rounds: sled::Tree,
 }
 
 impl SledCrawlState {
@@ -30,6 +39,8 @@ impl SledCrawlState {
             logged: db.open_tree(TREE_LOGGED)?,
             sitemaps_done: db.open_tree(TREE_SITEMAPS_DONE)?,
             checkpoints: db.open_tree(TREE_CHECKPOINT)?,
+            revisit: db.open_tree(TREE_REVISIT)?,
+            rounds: db.open_tree(TREE_ROUND)?,
         })
     }
 }
@@ -84,6 +95,46 @@ impl CrawlStateStore for SledCrawlState {
             CHECKPOINT_KEY,
             serde_json::to_vec(checkpoint).unwrap_or_default(),
         )?;
+        Ok(())
+    }
+
+    fn revisit_state(&self, url: &str) -> Result<Option<RevisitState>, CrawlError> {
+        Ok(self
+            .revisit
+            .get(url.as_bytes())?
+            .and_then(|v| serde_json::from_slice(&v).ok()))
+    }
+
+    fn record_revisit_state(&self, url: &str, state: &RevisitState) -> Result<(), CrawlError> {
+        self.revisit.insert(
+            url.as_bytes(),
+            serde_json::to_vec(state).unwrap_or_default(),
+        )?;
+        Ok(())
+    }
+
+    fn revisit_states(&self) -> Result<Vec<(String, RevisitState)>, CrawlError> {
+        let mut states = Vec::new();
+        for item in self.revisit.iter() {
+            let (key, value) = item?;
+            // Like the archived records: a state that does not parse is no state.
+            if let Ok(state) = serde_json::from_slice(&value) {
+                states.push((String::from_utf8_lossy(&key).into_owned(), state));
+            }
+        }
+        Ok(states)
+    }
+
+    fn round(&self) -> Result<Option<RoundState>, CrawlError> {
+        Ok(self
+            .rounds
+            .get(ROUND_KEY)?
+            .and_then(|v| serde_json::from_slice(&v).ok()))
+    }
+
+    fn set_round(&self, round: &RoundState) -> Result<(), CrawlError> {
+        self.rounds
+            .insert(ROUND_KEY, serde_json::to_vec(round).unwrap_or_default())?;
         Ok(())
     }
 

@@ -161,6 +161,19 @@ impl<Q: QueueStorage> FrontierStore for PoliteFrontier<Q> {
         Ok(outcomes)
     }
 
+    fn offer_again(&self, entries: Vec<FrontierEntry>) -> Result<(), FrontierError> {
+        let now = Instant::now();
+        let mut inner = self.lock();
+        let mut hosts: Vec<String> = entries.iter().map(|e| e.url.host().to_string()).collect();
+        self.storage.offer_again(entries)?;
+        hosts.sort();
+        hosts.dedup();
+        for host in &hosts {
+            self.host_has_queued(&mut inner, host, now)?;
+        }
+        Ok(())
+    }
+
     fn contains(&self, url: &CanonicalUrl) -> Result<bool, FrontierError> {
         self.storage.contains(url)
     }

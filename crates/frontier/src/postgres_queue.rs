@@ -346,6 +346,58 @@ impl QueueStorage for PostgresQueue {
         })
     }
 
+    fn offer_again(&self, entries: Vec<FrontierEntry>) -> Result<(), FrontierError> {
+        let keys: Vec<Vec<u8>> = entries.iter().map(|e| url_key(&e.url)).collect();
+        let rows: Vec<(String, String)> = entries
+            .into_iter()
+            .map(|entry| (entry.url.host().to_string(), stored_text(entry, 0)))
+            .collect();
+        self.transaction("offer URLs again", move |mut tx, crawl, _| async move {
+            sqlx::query(
+                "INSERT INTO frontier_seen (crawl, url_key) \
+                 SELECT $1, key FROM unnest($2::bytea[]) AS keys(key) ON CONFLICT DO NOTHING",
+            )
+            .bind(&crawl)
+            .bind(&keys)
+            .execute(&mut *tx)
+            .await?;
+            let mut next_positions: std::collections::HashMap<String, i64> =
+                std::collections::HashMap::new();
+            let (mut hosts, mut positions, mut texts) = (Vec::new(), Vec::new(), Vec::new());
+            for (host, text) in rows {
+                let position = match next_positions.get_mut(&host) {
+                    Some(position) => position,
+                    None => {
+                        let back: i64 = sqlx::query_scalar(&format!("SELECT {BACK_POSITION}"))
+                            .bind(&crawl)
+                            .bind(&host)
+                            .fetch_one(&mut *tx)
+                            .await?;
+                        next_positions.entry(host.clone()).or_insert(back)
+                    }
+                };
+                positions.push(*position);
+                *position += 1;
+                hosts.push(host);
+                texts.push(text);
+            }
+            if !hosts.is_empty() {
+                sqlx::query(
+                    "INSERT INTO frontier_entry (crawl, host, position, entry, state) \
+                     SELECT $1, host, position, entry, 'queued' \
+                     FROM unnest($2::text[], $3::int8[], $4::text[]) AS rows(host, position, entry)",
+                )
+                .bind(&crawl)
+                .bind(&hosts)
+                .bind(&positions)
+                .bind(&texts)
+                .execute(&mut *tx)
+                .await?;
+            }
+            Ok(((), tx))
+        })
+    }
+
     fn contains(&self, url: &CanonicalUrl) -> Result<bool, FrontierError> {
         let key = url_key(url);
         self.autocommit("look a URL up", move |pool, crawl, _| async move {

@@ -63,6 +63,9 @@ pub trait QueueStorage: Send + Sync {
     /// Enqueues at the back of its host queue each entry whose URL was never seen (duplicates
     /// within the batch count as seen), and adds it to the seen set, atomically.
     fn offer(&self, entries: Vec<FrontierEntry>) -> Result<Vec<OfferOutcome>, FrontierError>;
+    /// Enqueues every entry at the back of its host queue, seen or not (a recrawl round visits
+    /// known URLs again); unseen URLs join the seen set, atomically with their entries.
+    fn offer_again(&self, entries: Vec<FrontierEntry>) -> Result<(), FrontierError>;
     fn contains(&self, url: &CanonicalUrl) -> Result<bool, FrontierError>;
     /// Adds the URL to the seen set; whether it was new.
     fn mark_seen(&self, url: &CanonicalUrl) -> Result<bool, FrontierError>;

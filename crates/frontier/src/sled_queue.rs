@@ -304,6 +304,43 @@ impl QueueStorage for SledQueue {
         Ok(outcomes)
     }
 
+    fn offer_again(&self, entries: Vec<FrontierEntry>) -> Result<(), FrontierError> {
+        let mut unseen = Vec::new();
+        let mut writes: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
+        let mut next_seqs: HashMap<String, u64> = HashMap::new();
+        for entry in entries {
+            if !self.seen.contains(&seen_key(&entry.url))? {
+                unseen.push(entry);
+                continue;
+            }
+            let host = entry.url.host().to_string();
+            let seq = match next_seqs.get_mut(&host) {
+                Some(seq) => seq,
+                None => next_seqs
+                    .entry(host.clone())
+                    .or_insert(self.next_back_seq(&host)?),
+            };
+            let queue_key = queue_key(&host, *seq);
+            *seq = seq.saturating_add(1);
+            writes.push((queue_key, StoredEntry::new(entry, 0).encode()));
+        }
+        if !unseen.is_empty() {
+            self.offer(unseen)?;
+        }
+        if writes.is_empty() {
+            return Ok(());
+        }
+        let count = i64::try_from(writes.len()).unwrap_or(i64::MAX);
+        (&self.queue, &self.meta).transaction(|(queue, meta)| {
+            for (queue_key, value) in &writes {
+                queue.insert(queue_key.as_slice(), value.as_slice())?;
+            }
+            add_to_counter(meta, COUNTER_QUEUED, count)?;
+            Ok(())
+        })?;
+        Ok(())
+    }
+
     fn contains(&self, url: &CanonicalUrl) -> Result<bool, FrontierError> {
         self.seen.contains(&seen_key(url))
     }

@@ -57,6 +57,12 @@ pub trait FrontierStore: Send + Sync {
             .unwrap_or(OfferOutcome::AlreadySeen))
     }
 
+    /// Enqueues each URL again whether it was seen or not: a recrawl round visits the URLs
+    /// earlier rounds fetched (the seen set still keeps links already known from being
+    /// enqueued by [`offer`](FrontierStore::offer)). The caller offers a URL again at most once
+    /// per round; an URL never seen joins the seen set.
+    fn offer_again(&self, entries: Vec<FrontierEntry>) -> Result<(), FrontierError>;
+
     /// Whether the URL was ever offered or marked seen.
     fn contains(&self, url: &CanonicalUrl) -> Result<bool, FrontierError>;
 

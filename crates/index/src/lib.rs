@@ -50,7 +50,7 @@ mod storage;
 
 pub use postgres_backend::PostgresDedupIndex;
 pub use postgres_schema::connect_and_migrate;
-pub use record::{DocumentId, DocumentLink, StoredDocument};
+pub use record::{DocumentId, DocumentLink, SIGNATURE_BITS, StoredDocument};
 pub use sled_backend::{DOCUMENT_LOG_FILE, SledDedupIndex, open_sled_waiting_for_lock};
 
 use dedupcrawl_sketch::{LshParams, MinHashSignature, ModSample, PayloadDigest, TokenDigest};

@@ -52,7 +52,7 @@ pub struct DocumentLink {
 /// Version 6: block sketches after the block fingerprints.
 const RECORD_VERSION: u8 = 6;
 /// Bits kept per signature value.
-pub(crate) const SIGNATURE_BITS: u32 = 16;
+pub const SIGNATURE_BITS: u32 = 16;
 /// Bits kept per MOD_m sample value.
 pub(crate) const SAMPLE_BITS: u32 = 32;
 

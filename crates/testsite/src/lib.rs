@@ -53,6 +53,7 @@ mod host_a;
 mod host_b;
 pub mod hostile;
 mod html;
+mod mutating;
 mod text;
 
 use std::io;
@@ -74,6 +75,7 @@ pub use expect::{
     ArticleInfo, CalendarTrap, CharsetPage, ConditionalPage, DupKind, DuplicateGroup, Expectations,
     NonHtml, ProductInfo, RetryPage,
 };
+pub use mutating::{MutatingSite, Validation, text};
 
 /// Number of `/article/N` pages.
 pub const ARTICLE_COUNT: usize = 30;

@@ -24,7 +24,7 @@ pub trait Backend {
 #[macro_export]
 macro_rules! frontier_store_suite {
     ($new_backend:expr) => {
-        $crate::frontier_store_suite!(@cases $new_backend; offers_are_deduplicated_by_canonical_url, empty_frontier_says_so, each_host_queue_is_fifo, per_host_delay_is_honoured, ready_hosts_are_served_round_robin, with_a_delay_every_host_gets_its_first_request_at_once, a_slow_host_never_stalls_the_others, crawl_delay_spaces_requests_and_is_stored, changing_the_delay_counts_from_the_last_request, per_host_and_global_concurrency, retry_after_pauses_the_host_only, retries_back_off_exponentially_and_give_up, completing_twice_is_an_error, reopening_puts_unfinished_leases_back_in_front_in_order, delayed_retries_survive_a_restart, idle_hosts_are_pruned_from_memory, a_given_up_host_is_not_scheduled_again_but_keeps_its_urls_for_the_next_run);
+        $crate::frontier_store_suite!(@cases $new_backend; offers_are_deduplicated_by_canonical_url, empty_frontier_says_so, each_host_queue_is_fifo, per_host_delay_is_honoured, ready_hosts_are_served_round_robin, with_a_delay_every_host_gets_its_first_request_at_once, a_slow_host_never_stalls_the_others, crawl_delay_spaces_requests_and_is_stored, changing_the_delay_counts_from_the_last_request, per_host_and_global_concurrency, retry_after_pauses_the_host_only, retries_back_off_exponentially_and_give_up, completing_twice_is_an_error, reopening_puts_unfinished_leases_back_in_front_in_order, delayed_retries_survive_a_restart, idle_hosts_are_pruned_from_memory, a_given_up_host_is_not_scheduled_again_but_keeps_its_urls_for_the_next_run, known_urls_are_offered_again_for_a_new_round);
     };
     (@cases $new_backend:expr; $($case:ident),*) => {
         $(
@@ -669,4 +669,57 @@ pub fn a_given_up_host_is_not_scheduled_again_but_keeps_its_urls_for_the_next_ru
         frontier.complete(lease, HostOutcome::Done).unwrap();
     }
     assert_eq!(urls.len(), 4, "{urls:?}");
+}
+
+/// A recrawl round enqueues URLs fetched before (the seen set does not stop it), once per
+/// call, and what it enqueues survives a restart like any queued URL.
+pub fn known_urls_are_offered_again_for_a_new_round(new_backend: fn() -> Box<dyn Backend>) {
+    let backend = new_backend();
+    {
+        let frontier = backend.open(config(0));
+        frontier
+            .offer_all(vec![seed("http://a.example/1"), seed("http://a.example/2")])
+            .unwrap();
+        for _ in 0..2 {
+            let lease = wait_ready(frontier.as_ref());
+            frontier.complete(lease, HostOutcome::Done).unwrap();
+        }
+        assert!(matches!(
+            frontier.next_ready(Instant::now()).unwrap(),
+            NextUrl::Empty
+        ));
+        frontier
+            .offer_again(vec![
+                seed("http://a.example/2"),
+                seed("http://a.example/1"),
+                seed("http://b.example/new"),
+            ])
+            .unwrap();
+        let stats = frontier.stats().unwrap();
+        assert_eq!((stats.queued, stats.seen), (3, 3), "{stats:?}");
+        assert_eq!(
+            frontier.offer(seed("http://b.example/new")).unwrap(),
+            OfferOutcome::AlreadySeen,
+            "a URL offered again joins the seen set"
+        );
+        frontier.flush().unwrap();
+    }
+    let frontier = backend.open(config(0));
+    let mut fetched = Vec::new();
+    for _ in 0..3 {
+        let lease = wait_ready(frontier.as_ref());
+        fetched.push(lease.url().as_str().to_string());
+        frontier.complete(lease, HostOutcome::Done).unwrap();
+    }
+    let a_order: Vec<&String> = fetched.iter().filter(|u| u.contains("a.example")).collect();
+    assert_eq!(
+        a_order,
+        ["http://a.example/2", "http://a.example/1"],
+        "FIFO in the order offered again"
+    );
+    assert!(fetched.contains(&"http://b.example/new".to_string()));
+    assert!(matches!(
+        frontier.next_ready(Instant::now()).unwrap(),
+        NextUrl::Empty
+    ));
 }
