@@ -138,7 +138,13 @@ impl CanonicalizationRules {
             || self
                 .strip_param_prefixes
                 .iter()
-                .any(|p| name.len() >= p.len() && name[..p.len()].eq_ignore_ascii_case(p))
+                // Compared as bytes: the name's prefix of that length may end inside a
+                // multi-byte character (`aspsessioné…`), where slicing the `str` panics.
+                .any(|p| {
+                    name.as_bytes()
+                        .get(..p.len())
+                        .is_some_and(|head| head.eq_ignore_ascii_case(p.as_bytes()))
+                })
     }
 }
 
