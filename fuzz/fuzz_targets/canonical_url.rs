@@ -11,7 +11,10 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let base = Url::parse("https://www.example.org/a/b/c.html?q=1").expect("a valid constant");
-    for rules in [CanonicalizationRules::default(), CanonicalizationRules::none()] {
+    for rules in [
+        CanonicalizationRules::default(),
+        CanonicalizationRules::none(),
+    ] {
         for base in [None, Some(&base)] {
             let Ok(canonical) = CanonicalUrl::parse(input, base, &rules) else {
                 continue;

@@ -23,7 +23,10 @@ fuzz_target!(|data: &[u8]| {
     let page = prep.prepare(&html);
     let blocks = page.extracted.blocks.len();
     for link in &page.extracted.links {
-        assert!(link.block as usize <= blocks, "a link points past the blocks");
+        assert!(
+            link.block as usize <= blocks,
+            "a link points past the blocks"
+        );
     }
     for view in [View::MainContent, View::FullPage] {
         let _ = prep.token_hashes(&page, view, &|_| false);
@@ -42,7 +45,11 @@ fuzz_target!(|data: &[u8]| {
         if let Ok(target) = CanonicalUrl::parse(&link.href, Some(&base), &rules) {
             let again = CanonicalUrl::parse(target.as_str(), None, &rules)
                 .expect("a canonical URL parses again");
-            assert_eq!(again.as_str(), target.as_str(), "canonical form is not idempotent");
+            assert_eq!(
+                again.as_str(),
+                target.as_str(),
+                "canonical form is not idempotent"
+            );
         }
     }
 });

@@ -12,7 +12,10 @@ fuzz_target!(|data: &[u8]| {
     let html = String::from_utf8_lossy(data);
     let prep = &*PREP;
     let page = prep.prepare_alone(&html, Some("https://example.org/dir/page.html"));
-    let content = page.content.as_ref().expect("prepare_alone decides the main content");
+    let content = page
+        .content
+        .as_ref()
+        .expect("prepare_alone decides the main content");
     assert_eq!(
         content.mask.len(),
         page.extracted.blocks.len(),

@@ -16,6 +16,9 @@ fuzz_target!(|data: &[u8]| {
         let _ = request.header("host");
     }
     if let Ok(body) = dechunk(data) {
-        assert!(body.len() <= data.len(), "de-chunked body larger than its input");
+        assert!(
+            body.len() <= data.len(),
+            "de-chunked body larger than its input"
+        );
     }
 });

@@ -71,6 +71,10 @@ const SEGMENTS: &[&str] = &[
     "%20",
     "\\",
     "%5C",
+    // Found by the fuzz target: escapes after a stray `%`.
+    "%%33",
+    "%3%33",
+    "1%%4133",
 ];
 const PARAMS: &[&str] = &[
     "a=1",
@@ -97,6 +101,10 @@ const PARAMS: &[&str] = &[
     "PHPSESSID=",
     "sid",
     "c=%41",
+    // Found by the fuzz target: a multi-byte character where a stripped prefix ends.
+    "aspsessioné=1",
+    "utmé=2",
+    "q=%%61",
 ];
 const FRAGMENTS: &[&str] = &["", "", "#", "#top", "#a?b=1", "#%zz"];
 /// Characters that parsers treat specially, inserted at random places.

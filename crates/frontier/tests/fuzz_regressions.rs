@@ -23,3 +23,28 @@ fn parameter_name_with_a_multibyte_character_at_a_prefix_length() {
     assert!(rules.strips_param("ASPSESSIONIDé"));
     assert!(rules.strips_param("utm_é"));
 }
+
+fn canonical(input: &str) -> String {
+    let rules = CanonicalizationRules::default();
+    let canonical = CanonicalUrl::parse(input, None, &rules).expect("an http URL");
+    let again = CanonicalUrl::parse(canonical.as_str(), None, &rules).expect("parses again");
+    assert_eq!(
+        again.as_str(),
+        canonical.as_str(),
+        "{input:?} is not idempotent"
+    );
+    canonical.as_str().to_string()
+}
+
+/// canonical_url, crash-cacf41e8: `%%33` decoded its `%33` to `3` after a stray `%`, making
+/// a new escape `%33` that the next canonicalization decoded again (`…%3337.` → `…337.`).
+#[test]
+fn decoding_does_not_complete_an_escape_with_a_stray_percent() {
+    assert_eq!(
+        canonical("http:/3/23133%%33337."),
+        "http://0.0.0.3/23133%%33337."
+    );
+    assert_eq!(canonical("http://a/%%41?q=%3%36"), "http://a/%%41?q=%3%36");
+    assert_eq!(canonical("http://a/%x%47%7e"), "http://a/%xG~");
+    assert_eq!(canonical("http://a/%%2e%7E"), "http://a/%.~");
+}
