@@ -138,7 +138,13 @@ impl CanonicalizationRules {
             || self
                 .strip_param_prefixes
                 .iter()
-                .any(|p| name.len() >= p.len() && name[..p.len()].eq_ignore_ascii_case(p))
+                // Compared as bytes: the name's prefix of that length may end inside a
+                // multi-byte character (`aspsessioné…`), where slicing the `str` panics.
+                .any(|p| {
+                    name.as_bytes()
+                        .get(..p.len())
+                        .is_some_and(|head| head.eq_ignore_ascii_case(p.as_bytes()))
+                })
     }
 }
 
@@ -351,7 +357,12 @@ fn normalize_percent_encoding(text: &str) -> Cow<'_, str> {
             && let (Some(hi), Some(lo)) = (hex_value(bytes[i + 1]), hex_value(bytes[i + 2]))
         {
             let decoded = hi * 16 + lo;
-            if is_unreserved(decoded) {
+            // A decoded hex digit right after a stray `%` would make a new escape (`%%33` →
+            // `%3`+`3`, read as `%33` next time: not idempotent), so it stays escaped. A
+            // `%` 1 or 2 bytes back is stray: a kept escape ends in its two hex digits.
+            let completes_stray_escape =
+                decoded.is_ascii_hexdigit() && out.iter().rev().take(2).any(|&byte| byte == b'%');
+            if is_unreserved(decoded) && !completes_stray_escape {
                 out.push(decoded);
             } else {
                 out.push(b'%');
