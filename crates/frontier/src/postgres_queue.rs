@@ -107,6 +107,57 @@ const FRONT_POSITION: &str = "COALESCE((SELECT min(position) - 1 FROM frontier_e
 const BACK_POSITION: &str = "COALESCE((SELECT max(position) + 1 FROM frontier_entry \
      WHERE crawl = $1 AND host = $2 AND state = 'queued'), 0)";
 
+/// (host, stored entry) rows of fresh entries (no failed tries).
+fn entry_rows(entries: Vec<FrontierEntry>) -> Vec<(String, String)> {
+    entries
+        .into_iter()
+        .map(|entry| (entry.url.host().to_string(), stored_text(entry, 0)))
+        .collect()
+}
+
+/// Queues `rows` (host, stored entry) at the back of their host queues, in order.
+async fn enqueue_at_back(
+    tx: &mut Transaction<'static, Postgres>,
+    crawl: &str,
+    rows: Vec<(String, String)>,
+) -> Result<(), sqlx::Error> {
+    if rows.is_empty() {
+        return Ok(());
+    }
+    let mut next_positions: std::collections::HashMap<String, i64> =
+        std::collections::HashMap::new();
+    let (mut hosts, mut positions, mut texts) = (Vec::new(), Vec::new(), Vec::new());
+    for (host, text) in rows {
+        let position = match next_positions.get_mut(&host) {
+            Some(position) => position,
+            None => {
+                let back: i64 = sqlx::query_scalar(&format!("SELECT {BACK_POSITION}"))
+                    .bind(crawl)
+                    .bind(&host)
+                    .fetch_one(&mut **tx)
+                    .await?;
+                next_positions.entry(host.clone()).or_insert(back)
+            }
+        };
+        positions.push(*position);
+        *position += 1;
+        hosts.push(host);
+        texts.push(text);
+    }
+    sqlx::query(
+        "INSERT INTO frontier_entry (crawl, host, position, entry, state) \
+         SELECT $1, host, position, entry, 'queued' \
+         FROM unnest($2::text[], $3::int8[], $4::text[]) AS rows(host, position, entry)",
+    )
+    .bind(crawl)
+    .bind(&hosts)
+    .bind(&positions)
+    .bind(&texts)
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
+}
+
 /// Moves the row `$3` (of host `$2`) to the back of its host queue as queued.
 async fn queue_at_back(
     tx: &mut Transaction<'static, Postgres>,
@@ -287,10 +338,7 @@ impl QueueStorage for PostgresQueue {
 
     fn offer(&self, entries: Vec<FrontierEntry>) -> Result<Vec<OfferOutcome>, FrontierError> {
         let keys: Vec<Vec<u8>> = entries.iter().map(|e| url_key(&e.url)).collect();
-        let rows: Vec<(String, String)> = entries
-            .into_iter()
-            .map(|entry| (entry.url.host().to_string(), stored_text(entry, 0)))
-            .collect();
+        let rows = entry_rows(entries);
         self.transaction("offer URLs", move |mut tx, crawl, _| async move {
             let inserted: Vec<Vec<u8>> = sqlx::query_scalar(
                 "INSERT INTO frontier_seen (crawl, url_key) \
@@ -303,55 +351,24 @@ impl QueueStorage for PostgresQueue {
             .await?;
             let mut new: std::collections::HashSet<Vec<u8>> = inserted.into_iter().collect();
             let mut outcomes = Vec::with_capacity(keys.len());
-            let mut next_positions: std::collections::HashMap<String, i64> =
-                std::collections::HashMap::new();
-            let (mut hosts, mut positions, mut texts) = (Vec::new(), Vec::new(), Vec::new());
-            for (key, (host, text)) in keys.iter().zip(rows) {
+            let mut enqueued = Vec::new();
+            for (key, row) in keys.iter().zip(rows) {
                 // The first of the batch with a new key is the one enqueued.
-                if !new.remove(key) {
+                if new.remove(key) {
+                    enqueued.push(row);
+                    outcomes.push(OfferOutcome::Enqueued);
+                } else {
                     outcomes.push(OfferOutcome::AlreadySeen);
-                    continue;
                 }
-                let position = match next_positions.get_mut(&host) {
-                    Some(position) => position,
-                    None => {
-                        let back: i64 = sqlx::query_scalar(&format!("SELECT {BACK_POSITION}"))
-                            .bind(&crawl)
-                            .bind(&host)
-                            .fetch_one(&mut *tx)
-                            .await?;
-                        next_positions.entry(host.clone()).or_insert(back)
-                    }
-                };
-                positions.push(*position);
-                *position += 1;
-                hosts.push(host);
-                texts.push(text);
-                outcomes.push(OfferOutcome::Enqueued);
             }
-            if !hosts.is_empty() {
-                sqlx::query(
-                    "INSERT INTO frontier_entry (crawl, host, position, entry, state) \
-                     SELECT $1, host, position, entry, 'queued' \
-                     FROM unnest($2::text[], $3::int8[], $4::text[]) AS rows(host, position, entry)",
-                )
-                .bind(&crawl)
-                .bind(&hosts)
-                .bind(&positions)
-                .bind(&texts)
-                .execute(&mut *tx)
-                .await?;
-            }
+            enqueue_at_back(&mut tx, &crawl, enqueued).await?;
             Ok((outcomes, tx))
         })
     }
 
     fn offer_again(&self, entries: Vec<FrontierEntry>) -> Result<(), FrontierError> {
         let keys: Vec<Vec<u8>> = entries.iter().map(|e| url_key(&e.url)).collect();
-        let rows: Vec<(String, String)> = entries
-            .into_iter()
-            .map(|entry| (entry.url.host().to_string(), stored_text(entry, 0)))
-            .collect();
+        let rows = entry_rows(entries);
         self.transaction("offer URLs again", move |mut tx, crawl, _| async move {
             sqlx::query(
                 "INSERT INTO frontier_seen (crawl, url_key) \
@@ -361,39 +378,7 @@ impl QueueStorage for PostgresQueue {
             .bind(&keys)
             .execute(&mut *tx)
             .await?;
-            let mut next_positions: std::collections::HashMap<String, i64> =
-                std::collections::HashMap::new();
-            let (mut hosts, mut positions, mut texts) = (Vec::new(), Vec::new(), Vec::new());
-            for (host, text) in rows {
-                let position = match next_positions.get_mut(&host) {
-                    Some(position) => position,
-                    None => {
-                        let back: i64 = sqlx::query_scalar(&format!("SELECT {BACK_POSITION}"))
-                            .bind(&crawl)
-                            .bind(&host)
-                            .fetch_one(&mut *tx)
-                            .await?;
-                        next_positions.entry(host.clone()).or_insert(back)
-                    }
-                };
-                positions.push(*position);
-                *position += 1;
-                hosts.push(host);
-                texts.push(text);
-            }
-            if !hosts.is_empty() {
-                sqlx::query(
-                    "INSERT INTO frontier_entry (crawl, host, position, entry, state) \
-                     SELECT $1, host, position, entry, 'queued' \
-                     FROM unnest($2::text[], $3::int8[], $4::text[]) AS rows(host, position, entry)",
-                )
-                .bind(&crawl)
-                .bind(&hosts)
-                .bind(&positions)
-                .bind(&texts)
-                .execute(&mut *tx)
-                .await?;
-            }
+            enqueue_at_back(&mut tx, &crawl, rows).await?;
             Ok(((), tx))
         })
     }
