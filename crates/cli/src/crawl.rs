@@ -183,9 +183,16 @@ where
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    let report = runtime
-        .block_on(round(config))
-        .with_context(|| format!("crawl into {} failed", out.display()))?;
+    let report = runtime.block_on(round(config)).map_err(|error| {
+        // A full disk loses nothing (records are cut back, the state is kill-safe): say so.
+        let hint = if format!("{error:#}").contains("No space left on device") {
+            ": the disk is full; free space and run the same command to resume (nothing \
+             written so far is lost)"
+        } else {
+            ""
+        };
+        error.context(format!("crawl into {} failed{hint}", out.display()))
+    })?;
     println!("{}", report.summary());
     println!(
         "WARC files in {}, crawl log {}, report {}",
