@@ -34,11 +34,15 @@ use crate::entry::{FrontierEntry, OfferOutcome};
 use crate::error::FrontierError;
 use crate::polite_frontier::PoliteFrontier;
 use crate::politeness::PolitenessConfig;
+use crate::postgres_host_slot::{Claim, HostClaim, claim_front};
+use crate::postgres_queue_rows::{
+    BACK_POSITION, FRONT_POSITION, enqueue_at_back, entry_rows, queue_at_back, requeue_left_leases,
+    stored_text, to_i64, url_key,
+};
 use crate::postgres_schema::connect_and_migrate;
 use crate::queue_storage::{
     FrontLease, HostSpacing, QueueEnd, QueueStorage, SharedWork, StoredCounts,
 };
-use crate::seen::seen_key;
 use crate::stored_entry::StoredEntry;
 
 /// The [`crate::FrontierStore`] on PostgreSQL: polite scheduling over [`PostgresQueue`].
@@ -86,144 +90,6 @@ impl Drop for PostgresQueue {
 
 fn database(action: &'static str) -> impl FnOnce(sqlx::Error) -> FrontierError {
     move |source| FrontierError::Postgres { action, source }
-}
-
-fn url_key(url: &CanonicalUrl) -> Vec<u8> {
-    seen_key(url).to_vec()
-}
-
-fn to_i64(value: u64) -> i64 {
-    i64::try_from(value).unwrap_or(i64::MAX)
-}
-
-fn stored_text(entry: FrontierEntry, attempts: u8) -> String {
-    String::from_utf8_lossy(&StoredEntry::new(entry, attempts).encode()).into_owned()
-}
-
-/// The position in front of the host's queue (or 0 in an empty one).
-const FRONT_POSITION: &str = "COALESCE((SELECT min(position) - 1 FROM frontier_entry \
-     WHERE crawl = $1 AND host = $2 AND state = 'queued'), 0)";
-/// The position at the back of the host's queue (or 0 in an empty one).
-const BACK_POSITION: &str = "COALESCE((SELECT max(position) + 1 FROM frontier_entry \
-     WHERE crawl = $1 AND host = $2 AND state = 'queued'), 0)";
-
-/// (host, stored entry) rows of fresh entries (no failed tries).
-fn entry_rows(entries: Vec<FrontierEntry>) -> Vec<(String, String)> {
-    entries
-        .into_iter()
-        .map(|entry| (entry.url.host().to_string(), stored_text(entry, 0)))
-        .collect()
-}
-
-/// Queues `rows` (host, stored entry) at the back of their host queues, in order.
-async fn enqueue_at_back(
-    tx: &mut Transaction<'static, Postgres>,
-    crawl: &str,
-    rows: Vec<(String, String)>,
-) -> Result<(), sqlx::Error> {
-    if rows.is_empty() {
-        return Ok(());
-    }
-    let mut next_positions: std::collections::HashMap<String, i64> =
-        std::collections::HashMap::new();
-    let (mut hosts, mut positions, mut texts) = (Vec::new(), Vec::new(), Vec::new());
-    for (host, text) in rows {
-        let position = match next_positions.get_mut(&host) {
-            Some(position) => position,
-            None => {
-                let back: i64 = sqlx::query_scalar(&format!("SELECT {BACK_POSITION}"))
-                    .bind(crawl)
-                    .bind(&host)
-                    .fetch_one(&mut **tx)
-                    .await?;
-                next_positions.entry(host.clone()).or_insert(back)
-            }
-        };
-        positions.push(*position);
-        *position += 1;
-        hosts.push(host);
-        texts.push(text);
-    }
-    sqlx::query(
-        "INSERT INTO frontier_entry (crawl, host, position, entry, state) \
-         SELECT $1, host, position, entry, 'queued' \
-         FROM unnest($2::text[], $3::int8[], $4::text[]) AS rows(host, position, entry)",
-    )
-    .bind(crawl)
-    .bind(&hosts)
-    .bind(&positions)
-    .bind(&texts)
-    .execute(&mut **tx)
-    .await?;
-    Ok(())
-}
-
-/// Moves the row `$3` (of host `$2`) to the back of its host queue as queued.
-async fn queue_at_back(
-    tx: &mut Transaction<'static, Postgres>,
-    crawl: &str,
-    host: &str,
-    id: i64,
-) -> Result<(), sqlx::Error> {
-    sqlx::query(&format!(
-        "UPDATE frontier_entry SET state = 'queued', due_unix_ms = NULL, \
-         position = {BACK_POSITION} WHERE id = $3"
-    ))
-    .bind(crawl)
-    .bind(host)
-    .bind(id)
-    .execute(&mut **tx)
-    .await?;
-    Ok(())
-}
-
-/// What one lease transaction found.
-enum Claim {
-    Leased(i64, String, bool),
-    Empty,
-    Wait(i64),
-}
-
-/// Milliseconds a worker waits before asking again for a host whose concurrency other workers
-/// hold (when its delay is shorter).
-const CONCURRENCY_POLL_MS: i64 = 50;
-
-/// Puts expired leases (and, with `owner`, every lease of that worker: a process that
-/// crashed) back at the front of their host queues, the oldest lease first in the queue;
-/// their hosts.
-async fn requeue_left_leases(
-    tx: &mut Transaction<'static, Postgres>,
-    crawl: &str,
-    owner: Option<&str>,
-) -> Result<Vec<String>, sqlx::Error> {
-    let leftovers: Vec<(i64, String)> = sqlx::query_as(
-        "SELECT id, host FROM frontier_entry WHERE crawl = $1 AND state = 'leased' \
-         AND (lease_owner = $2 OR lease_expires_at < now()) \
-         ORDER BY lease_id DESC FOR UPDATE SKIP LOCKED",
-    )
-    .bind(crawl)
-    .bind(owner)
-    .fetch_all(&mut **tx)
-    .await?;
-    if !leftovers.is_empty() {
-        tracing::info!(count = leftovers.len(), "requeueing URLs left leased");
-    }
-    let mut hosts = Vec::with_capacity(leftovers.len());
-    for (id, host) in leftovers {
-        sqlx::query(&format!(
-            "UPDATE frontier_entry SET state = 'queued', lease_id = NULL, \
-             lease_owner = NULL, lease_expires_at = NULL, position = {FRONT_POSITION} \
-             WHERE id = $3"
-        ))
-        .bind(crawl)
-        .bind(&host)
-        .bind(id)
-        .execute(&mut **tx)
-        .await?;
-        hosts.push(host);
-    }
-    hosts.dedup();
-    Ok(hosts)
 }
 
 impl PostgresFrontierStore {
@@ -424,70 +290,19 @@ impl QueueStorage for PostgresQueue {
             let queue_host = host.clone();
             let claimed =
                 self.transaction("lease a URL", move |mut tx, crawl, worker| async move {
-                    let host = queue_host;
-                    let wait_ms: i64 = sqlx::query_scalar(
-                        "INSERT INTO frontier_host_slot AS slot (crawl, host) VALUES ($1, $2) \
-                         ON CONFLICT (crawl, host) DO UPDATE SET crawl = slot.crawl \
-                         RETURNING CAST(GREATEST(0, CEIL(1000 * EXTRACT(EPOCH FROM \
-                           GREATEST(slot.next_start_at, slot.paused_until) - clock_timestamp()))) \
-                           AS int8)",
+                    let claim = claim_front(
+                        &mut tx,
+                        HostClaim {
+                            crawl: &crawl,
+                            worker: &worker,
+                            host: &queue_host,
+                            lease_ms,
+                            delay_ms,
+                            per_host,
+                        },
                     )
-                    .bind(&crawl)
-                    .bind(&host)
-                    .fetch_one(&mut *tx)
                     .await?;
-                    if wait_ms > 0 {
-                        return Ok((Claim::Wait(wait_ms), tx));
-                    }
-                    let leased: i64 = sqlx::query_scalar(
-                        "SELECT count(*) FROM frontier_entry WHERE crawl = $1 AND host = $2 \
-                         AND state = 'leased' AND lease_expires_at > now()",
-                    )
-                    .bind(&crawl)
-                    .bind(&host)
-                    .fetch_one(&mut *tx)
-                    .await?;
-                    if leased >= per_host {
-                        // Its turn comes when a lease ends: ask again after one delay.
-                        return Ok((Claim::Wait(delay_ms.max(CONCURRENCY_POLL_MS)), tx));
-                    }
-                    let claimed: Option<(i64, String)> = sqlx::query_as(
-                        "WITH claimed AS (SELECT id FROM frontier_entry \
-                       WHERE crawl = $1 AND host = $2 AND state = 'queued' \
-                       ORDER BY position, id LIMIT 1 FOR UPDATE SKIP LOCKED) \
-                     UPDATE frontier_entry AS e SET state = 'leased', \
-                       lease_id = nextval('frontier_lease_id'), lease_owner = $3, \
-                       lease_expires_at = now() + $4 * interval '1 millisecond' \
-                     FROM claimed WHERE e.id = claimed.id RETURNING e.lease_id, e.entry",
-                    )
-                    .bind(&crawl)
-                    .bind(&host)
-                    .bind(&worker)
-                    .bind(lease_ms)
-                    .fetch_optional(&mut *tx)
-                    .await?;
-                    let Some((lease_id, text)) = claimed else {
-                        return Ok((Claim::Empty, tx));
-                    };
-                    sqlx::query(
-                        "UPDATE frontier_host_slot SET \
-                         next_start_at = clock_timestamp() + $3 * interval '1 millisecond' \
-                         WHERE crawl = $1 AND host = $2",
-                    )
-                    .bind(&crawl)
-                    .bind(&host)
-                    .bind(delay_ms)
-                    .execute(&mut *tx)
-                    .await?;
-                    let more: bool = sqlx::query_scalar(
-                        "SELECT EXISTS (SELECT 1 FROM frontier_entry \
-                     WHERE crawl = $1 AND host = $2 AND state = 'queued')",
-                    )
-                    .bind(&crawl)
-                    .bind(&host)
-                    .fetch_one(&mut *tx)
-                    .await?;
-                    Ok((Claim::Leased(lease_id, text, more), tx))
+                    Ok((claim, tx))
                 })?;
             let (lease_id, text, more) = match claimed {
                 Claim::Leased(lease_id, text, more) => (lease_id, text, more),
