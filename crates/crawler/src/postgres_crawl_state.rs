@@ -96,38 +96,76 @@ impl PostgresCrawlState {
     }
 }
 
-impl CrawlStateStore for PostgresCrawlState {
-    fn archived_record(&self, url: &str) -> Result<Option<ArchivedRecord>, CrawlError> {
-        let url = url.to_string();
-        let text: Option<String> =
-            self.call("read an archived URL", move |pool, crawl, _| async move {
-                sqlx::query_scalar(
-                    "SELECT record FROM crawl_archived WHERE crawl = $1 AND url = $2",
-                )
+/// A table of one JSON value per URL of a crawl.
+struct JsonPerUrl {
+    read: &'static str,
+    write: &'static str,
+    reading: &'static str,
+    writing: &'static str,
+}
+
+const ARCHIVED: JsonPerUrl = JsonPerUrl {
+    read: "SELECT record FROM crawl_archived WHERE crawl = $1 AND url = $2",
+    write: "INSERT INTO crawl_archived (crawl, url, record) VALUES ($1, $2, $3) \
+            ON CONFLICT (crawl, url) DO UPDATE SET record = EXCLUDED.record",
+    reading: "read an archived URL",
+    writing: "record an archived URL",
+};
+
+const REVISIT: JsonPerUrl = JsonPerUrl {
+    read: "SELECT state FROM crawl_revisit WHERE crawl = $1 AND url = $2",
+    write: "INSERT INTO crawl_revisit (crawl, url, state) VALUES ($1, $2, $3) \
+            ON CONFLICT (crawl, url) DO UPDATE SET state = EXCLUDED.state",
+    reading: "read a revisit state",
+    writing: "record a revisit state",
+};
+
+impl PostgresCrawlState {
+    /// The URL's value; like the embedded store, a value that does not parse is none.
+    fn read_json<T: serde::de::DeserializeOwned>(
+        &self,
+        table: &JsonPerUrl,
+        url: &str,
+    ) -> Result<Option<T>, CrawlError> {
+        let (url, statement) = (url.to_string(), table.read);
+        let text: Option<String> = self.call(table.reading, move |pool, crawl, _| async move {
+            sqlx::query_scalar(statement)
                 .bind(&crawl)
                 .bind(&url)
                 .fetch_optional(&pool)
                 .await
-            })?;
-        // Like the embedded store: a record that does not parse is no record.
+        })?;
         Ok(text.and_then(|t| serde_json::from_str(&t).ok()))
     }
 
-    fn record_archived(&self, url: &str, record: &ArchivedRecord) -> Result<(), CrawlError> {
-        let url = url.to_string();
-        let text = serde_json::to_string(record).unwrap_or_default();
-        self.call("record an archived URL", move |pool, crawl, _| async move {
-            sqlx::query(
-                "INSERT INTO crawl_archived (crawl, url, record) VALUES ($1, $2, $3) \
-                 ON CONFLICT (crawl, url) DO UPDATE SET record = EXCLUDED.record",
-            )
-            .bind(&crawl)
-            .bind(&url)
-            .bind(&text)
-            .execute(&pool)
-            .await
-            .map(drop)
+    /// Stores (replaces) the URL's value.
+    fn write_json<T: serde::Serialize>(
+        &self,
+        table: &JsonPerUrl,
+        url: &str,
+        value: &T,
+    ) -> Result<(), CrawlError> {
+        let (url, statement) = (url.to_string(), table.write);
+        let text = serde_json::to_string(value).unwrap_or_default();
+        self.call(table.writing, move |pool, crawl, _| async move {
+            sqlx::query(statement)
+                .bind(&crawl)
+                .bind(&url)
+                .bind(&text)
+                .execute(&pool)
+                .await
+                .map(drop)
         })
+    }
+}
+
+impl CrawlStateStore for PostgresCrawlState {
+    fn archived_record(&self, url: &str) -> Result<Option<ArchivedRecord>, CrawlError> {
+        self.read_json(&ARCHIVED, url)
+    }
+
+    fn record_archived(&self, url: &str, record: &ArchivedRecord) -> Result<(), CrawlError> {
+        self.write_json(&ARCHIVED, url, record)
     }
 
     fn archived_count(&self) -> usize {
@@ -249,33 +287,11 @@ impl CrawlStateStore for PostgresCrawlState {
     }
 
     fn revisit_state(&self, url: &str) -> Result<Option<RevisitState>, CrawlError> {
-        let url = url.to_string();
-        let text: Option<String> =
-            self.call("read a revisit state", move |pool, crawl, _| async move {
-                sqlx::query_scalar("SELECT state FROM crawl_revisit WHERE crawl = $1 AND url = $2")
-                    .bind(&crawl)
-                    .bind(&url)
-                    .fetch_optional(&pool)
-                    .await
-            })?;
-        Ok(text.and_then(|t| serde_json::from_str(&t).ok()))
+        self.read_json(&REVISIT, url)
     }
 
     fn record_revisit_state(&self, url: &str, state: &RevisitState) -> Result<(), CrawlError> {
-        let url = url.to_string();
-        let text = serde_json::to_string(state).unwrap_or_default();
-        self.call("record a revisit state", move |pool, crawl, _| async move {
-            sqlx::query(
-                "INSERT INTO crawl_revisit (crawl, url, state) VALUES ($1, $2, $3) \
-                 ON CONFLICT (crawl, url) DO UPDATE SET state = EXCLUDED.state",
-            )
-            .bind(&crawl)
-            .bind(&url)
-            .bind(&text)
-            .execute(&pool)
-            .await
-            .map(drop)
-        })
+        self.write_json(&REVISIT, url, state)
     }
 
     fn revisit_states(&self) -> Result<Vec<(String, RevisitState)>, CrawlError> {
