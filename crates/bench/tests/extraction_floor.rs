@@ -48,3 +48,26 @@ fn the_main_view_scores_above_its_floor_on_a_stratified_wcxb_sample() {
         );
     }
 }
+
+/// WCXB dev 3002 (a shop's listing) writes each product as `<span>La Sportiva</span><span>Aragon
+/// Climbing Shoes - Men's</span>`: our text runs the two together as a browser does, the
+/// extractor puts a space between them. The mapping must still find the title in the
+/// extractor's text (words are also cut at a lowercase-uppercase boundary); before, 2 of the
+/// title's 5 word pairs did not match and every product title was dropped.
+#[test]
+fn a_title_of_adjacent_inline_elements_is_found_in_the_extractors_text() {
+    let root = shared_data_root().expect("the benchmark data");
+    let pages = load_wcxb(&root, &mut |_, _| true).expect("WCXB dev loads");
+    let page = pages
+        .iter()
+        .find(|p| p.id == "3002")
+        .expect("WCXB dev page 3002");
+    let prep = TextPrep::new(TextPrepConfig::default());
+    let prepared = prep.prepare_alone(&page.html, page.url.as_deref());
+    let text = prep.view_text(&prepared, View::MainContent, &|_| false);
+    let titles = text
+        .lines()
+        .filter(|line| line.ends_with("Climbing Shoes - Men's"))
+        .count();
+    assert!(titles >= 10, "{titles} product titles kept:\n{text}");
+}

@@ -5,9 +5,10 @@
 use crate::record::{DocumentId, StoredDocument};
 use crate::{IndexConfig, IndexError};
 
-/// Version 5: identifier-aware tokens and the extractor-decided main content (fingerprints of
-/// version 4 were computed on other text). Every backend stores it and refuses another one.
-pub(crate) const FORMAT_VERSION: &str = "dedupcrawl-index/5";
+/// Version 6: the extractor's verdict is mapped onto our blocks with words also cut at a
+/// lowercase-uppercase boundary (version 5 kept other blocks of some pages, so its
+/// fingerprints were computed on other text). Every backend stores it and refuses another one.
+pub(crate) const FORMAT_VERSION: &str = "dedupcrawl-index/6";
 
 /// The settings signatures depend on, as stored with an index: reopening with other ones is
 /// [`IndexError::ParameterMismatch`].

@@ -282,18 +282,27 @@ fn take(counts: &mut FxHashMap<u64, u32>, key: u64) -> bool {
 }
 
 /// The words of `text` as the extractor's text and our blocks are matched: runs of letters and
-/// digits, lowercased. Finer than UAX #29 words on purpose: the extractor re-spaces code
-/// (`document.title` comes out as `document. title`) and numbers, and both sides must cut
-/// alike.
+/// digits, lowercased, also cut where a lowercase letter meets an uppercase one. Finer than
+/// UAX #29 words on purpose, so both sides cut alike: the extractor re-spaces code
+/// (`document.title` comes out as `document. title`) and numbers, and it puts a space between
+/// adjacent inline elements that a browser (and our text) runs together
+/// (`<span>Coleman</span><span>Skydome Tent</span>` is `ColemanSkydome Tent` here).
 fn word_hashes(text: &str) -> Vec<u64> {
     let mut out = Vec::new();
     let mut lowered = String::new();
-    for word in text
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-    {
-        lowered.clear();
-        lowered.extend(word.chars().flat_map(char::to_lowercase));
+    let mut previous_lowercase = false;
+    for c in text.chars() {
+        let alphanumeric = c.is_alphanumeric();
+        if !lowered.is_empty() && (!alphanumeric || (previous_lowercase && c.is_uppercase())) {
+            out.push(xxhash_rust::xxh3::xxh3_64(lowered.as_bytes()));
+            lowered.clear();
+        }
+        if alphanumeric {
+            lowered.extend(c.to_lowercase());
+        }
+        previous_lowercase = c.is_lowercase();
+    }
+    if !lowered.is_empty() {
         out.push(xxhash_rust::xxh3::xxh3_64(lowered.as_bytes()));
     }
     out
