@@ -10,6 +10,7 @@ mod dedup_common;
 mod dedup_warc;
 mod export;
 mod extract;
+mod overlap;
 mod recrawl;
 mod serve;
 mod serve_access;
@@ -58,6 +59,9 @@ enum Command {
     /// The text the dedup compares for each HTML file: its main content (or whole text), as
     /// decided from the page alone.
     Extract(extract::ExtractArgs),
+    /// How much of one crawl is in another, and their relative size, estimated by sampling
+    /// each crawl's distinct pages and checking them in the other's dedup index.
+    Overlap(overlap::OverlapArgs),
 }
 
 /// glibc gives every thread that allocates its own malloc arena (up to 8 per core), and a
@@ -114,6 +118,7 @@ fn main() -> std::process::ExitCode {
         Command::Export(args) => export::run(args),
         Command::Clusters(args) => clusters::run(args),
         Command::Extract(args) => extract::run(args),
+        Command::Overlap(args) => overlap::run(args),
         Command::Serve(args) => serve::run(args),
         Command::Why(args) => why::run(args),
         Command::Crawl(_) | Command::Recrawl(_) => Ok(()),

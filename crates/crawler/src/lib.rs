@@ -131,3 +131,4 @@ pub use observe_hooks::observe_line;
 pub use output_paths::{OutputPaths, warc_files};
 pub use recrawl_settings::RecrawlSettings;
 pub use report::{CrawlReport, HostReport, ResumeScan};
+pub use stores::open_crawl_index;

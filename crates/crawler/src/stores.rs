@@ -85,3 +85,33 @@ impl CrawlStores {
         })
     }
 }
+
+/// The dedup index of a crawl that is not running (for `dedupcrawl overlap`): in
+/// `OUT/state/` (`config.crawl.out`), or the crawl `store.crawl` in PostgreSQL, with the
+/// settings the crawl ran with. An embedded state still open by a running crawl is an error
+/// (sled holds one process at a time).
+pub fn open_crawl_index(config: &crate::CrawlConfig) -> Result<Arc<dyn DedupIndex>, CrawlError> {
+    let sites = config.sites()?;
+    let index_config = config.index_dedup_settings(&sites).index_config();
+    match config.store.location()? {
+        crate::config::StoreLocation::Embedded => {
+            let state_dir = crate::OutputPaths::new(&config.crawl.out).state;
+            if !state_dir.join("db").exists() && !state_dir.join("conf").exists() {
+                return Err(CrawlError::ConfigValue(format!(
+                    "{} holds no crawl state: give the OUT directory of a crawl",
+                    config.crawl.out.display()
+                )));
+            }
+            let db = sled::Config::new()
+                .path(&state_dir)
+                .cache_capacity(STATE_CACHE_BYTES)
+                .open()?;
+            let index =
+                SledDedupIndex::open_in(db, &state_dir.join(INDEX_DOCUMENT_LOG), index_config)?;
+            Ok(Arc::new(index))
+        }
+        crate::config::StoreLocation::Postgres { url, crawl, .. } => Ok(Arc::new(
+            PostgresDedupIndex::connect(&url, &crawl, index_config)?,
+        )),
+    }
+}

@@ -42,12 +42,14 @@
 pub mod block_counts;
 mod decision;
 pub mod document_log;
+mod overlap;
 mod postgres_backend;
 mod postgres_schema;
 mod record;
 mod sled_backend;
 mod storage;
 
+pub use overlap::{OverlapEstimate, OverlapOptions, estimate_overlap};
 pub use postgres_backend::PostgresDedupIndex;
 pub use postgres_schema::connect_and_migrate;
 pub use record::{DocumentId, DocumentLink, SIGNATURE_BITS, StoredDocument};
@@ -311,7 +313,10 @@ impl DedupDecision {
 /// Counts kept by the index.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct IndexStats {
+    /// Originals (cluster members not counted).
     pub documents: u64,
+    /// Every document id handed out so far is below this (removed ones included).
+    pub id_bound: DocumentId,
     pub band_buckets: u64,
     pub bytes_on_disk: u64,
 }

@@ -742,10 +742,11 @@ impl DedupIndex for PostgresDedupIndex {
 
     fn stats(&self) -> Result<IndexStats, IndexError> {
         self.with_storage(Lock::None, |storage| {
-            let (originals, buckets, bytes): (i64, i64, i64) =
+            let (originals, next_id, buckets, bytes): (i64, i64, i64, i64) =
                 storage.call("read the index's counts", move |mut tx, crawl| async move {
                     let result = sqlx::query_as(
                         "SELECT (SELECT originals FROM index_meta WHERE crawl = $1), \
+                         (SELECT next_id FROM index_meta WHERE crawl = $1), \
                          (SELECT count(*) FROM index_bucket WHERE crawl = $1), \
                          (SELECT COALESCE(sum(octet_length(record)), 0)::bigint \
                           FROM index_document WHERE crawl = $1)",
@@ -757,6 +758,7 @@ impl DedupIndex for PostgresDedupIndex {
                 })?;
             Ok(IndexStats {
                 documents: u64::try_from(originals).unwrap_or(0),
+                id_bound: DocumentId::try_from(next_id).unwrap_or(0),
                 band_buckets: u64::try_from(buckets).unwrap_or(0),
                 bytes_on_disk: u64::try_from(bytes).unwrap_or(0),
             })

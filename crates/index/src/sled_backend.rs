@@ -534,6 +534,7 @@ impl DedupIndex for SledDedupIndex {
         let tables = &state.tables;
         Ok(IndexStats {
             documents: tables.documents,
+            id_bound: state.log.id_bound(),
             band_buckets: tables.first.iter().map(|t| t.len() as u64).sum::<u64>()
                 + tables
                     .overflow
