@@ -12,11 +12,8 @@ use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use dedupcrawl_archive::RecordType;
-use dedupcrawl_textprep::{TextPrep, TextPrepConfig, View};
-
-use crate::dedup_warc::{records_reporting_damage, stored_page};
-use crate::export::{CrawlLogLine, cluster_root, crawl_warc_files};
+use crate::export::{CrawlLogLine, cluster_root};
+use crate::warc_texts::each_page_text;
 
 #[derive(clap::Args)]
 pub struct ClustersArgs {
@@ -121,48 +118,23 @@ pub fn clusters_from_log(path: &Path) -> anyhow::Result<Vec<Cluster>> {
     Ok(clusters)
 }
 
-fn escape(text: &str) -> String {
+pub fn escape(text: &str) -> String {
     text.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
         .replace('"', "&quot;")
 }
 
-/// Texts (one block per line) of the cluster URLs the WARC holds.
+/// Texts (one block per line) of the cluster URLs the WARC holds (the first record of each).
 fn texts_in_warc(out: &Path, wanted: &HashSet<&str>) -> anyhow::Result<HashMap<String, String>> {
-    let prep = TextPrep::new(TextPrepConfig::default());
     let mut texts = HashMap::new();
-    for file in crawl_warc_files(out)? {
-        for record in records_reporting_damage(&file)?.flatten() {
-            let Some(url) = record.target_uri() else {
-                continue;
-            };
-            if !wanted.contains(url) || texts.contains_key(url) {
-                continue;
-            }
-            match record.record_type() {
-                RecordType::Response => {
-                    if let Ok(Some(page)) = stored_page(&record)
-                        && let Some(html) = &page.html
-                    {
-                        let prepared = prep.prepare_alone(html, Some(url));
-                        texts.insert(
-                            url.to_string(),
-                            prep.view_text(&prepared, View::MainContent, &|_| false),
-                        );
-                    }
-                }
-                RecordType::Metadata => {
-                    let value: serde_json::Value =
-                        serde_json::from_slice(&record.block).unwrap_or_default();
-                    if let Some(text) = value.get("text").and_then(|t| t.as_str()) {
-                        texts.insert(url.to_string(), text.to_string());
-                    }
-                }
-                _ => {}
-            }
-        }
-    }
+    each_page_text(
+        out,
+        |url| wanted.contains(url),
+        |url, _, text| {
+            texts.entry(url.to_string()).or_insert(text);
+        },
+    )?;
     Ok(texts)
 }
 

@@ -2,6 +2,7 @@
 //! why.
 
 mod changes;
+mod changes_html;
 mod clusters;
 mod compare;
 mod crawl;
@@ -15,6 +16,7 @@ mod schedule;
 mod schedule_state;
 mod serve;
 mod serve_access;
+mod warc_texts;
 mod why;
 
 use clap::{Parser, Subcommand};
