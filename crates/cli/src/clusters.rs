@@ -25,6 +25,10 @@ pub struct ClustersArgs {
     /// Write the HTML report here instead of OUT/clusters.html.
     #[arg(long)]
     pub html: Option<PathBuf>,
+    /// The clusters as of this recrawl round (default: the latest): crawl-log lines of later
+    /// rounds are left out.
+    #[arg(long, value_name = "N")]
+    pub round: Option<u32>,
 }
 
 #[derive(serde::Serialize, Clone, Debug)]
@@ -50,8 +54,9 @@ pub struct Cluster {
     pub contains: Vec<String>,
 }
 
-/// Clusters from a crawl log: duplicates grouped under the archived page they lead to.
-pub fn clusters_from_log(path: &Path) -> anyhow::Result<Vec<Cluster>> {
+/// Clusters from a crawl log: duplicates grouped under the archived page they lead to, from
+/// the lines of rounds up to `round` (`None`: all).
+pub fn clusters_from_log(path: &Path, round: Option<u32>) -> anyhow::Result<Vec<Cluster>> {
     let file = std::fs::File::open(path).with_context(|| {
         format!(
             "cannot read {}: is this a crawl output directory?",
@@ -66,6 +71,9 @@ pub fn clusters_from_log(path: &Path) -> anyhow::Result<Vec<Cluster>> {
         let Ok(entry) = serde_json::from_str::<CrawlLogLine>(&line) else {
             continue;
         };
+        if round.is_some_and(|limit| entry.round > limit) {
+            continue;
+        }
         if !entry.contains.is_empty() {
             contains.insert(entry.url.clone(), entry.contains.clone());
         }
@@ -181,7 +189,7 @@ fn histogram_svg(clusters: &[Cluster]) -> String {
 }
 
 pub fn run(args: ClustersArgs) -> anyhow::Result<()> {
-    let clusters = clusters_from_log(&args.out.join("crawl.log.jsonl"))?;
+    let clusters = clusters_from_log(&args.out.join("crawl.log.jsonl"), args.round)?;
     let jsonl_path = args
         .jsonl
         .unwrap_or_else(|| args.out.join("clusters.jsonl"));
@@ -300,7 +308,7 @@ mod tests {
         ]
         .join("\n");
         std::fs::write(&path, log).unwrap();
-        let clusters = clusters_from_log(&path).unwrap();
+        let clusters = clusters_from_log(&path, None).unwrap();
         assert_eq!(clusters.len(), 1);
         let cluster = &clusters[0];
         assert_eq!(

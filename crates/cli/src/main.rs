@@ -12,6 +12,7 @@ mod dedup_warc;
 mod export;
 mod extract;
 mod recrawl;
+mod round_state;
 mod schedule;
 mod schedule_state;
 mod serve;
