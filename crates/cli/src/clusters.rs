@@ -11,9 +11,9 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
 use crate::export::{CrawlLogLine, cluster_root};
 use crate::warc_texts::each_page_text;
+use anyhow::Context;
 
 #[derive(clap::Args)]
 pub struct ClustersArgs {

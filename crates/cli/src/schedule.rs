@@ -81,7 +81,9 @@ fn scheduled_sites(config: &CrawlConfig) -> anyhow::Result<Vec<ScheduledSite>> {
                 )
             })?;
         let name = site.name.clone().with_context(|| {
-            format!("{key}.name is required by `dedupcrawl schedule`: it names the site's directory")
+            format!(
+                "{key}.name is required by `dedupcrawl schedule`: it names the site's directory"
+            )
         })?;
         if !usable_name(&name) {
             anyhow::bail!(
@@ -89,7 +91,9 @@ fn scheduled_sites(config: &CrawlConfig) -> anyhow::Result<Vec<ScheduledSite>> {
             );
         }
         if sites.iter().any(|s| s.name == name) {
-            anyhow::bail!("{key}.name = {name:?} is used by an earlier [[site]]: names must differ");
+            anyhow::bail!(
+                "{key}.name = {name:?} is used by an earlier [[site]]: names must differ"
+            );
         }
         let dir = config.crawl.out.join(&name);
         sites.push(ScheduledSite {
@@ -103,7 +107,11 @@ fn scheduled_sites(config: &CrawlConfig) -> anyhow::Result<Vec<ScheduledSite>> {
 
 /// Writes the configuration of `site`'s rounds (the whole config with only this site, its
 /// directory as `crawl.out`, and on PostgreSQL its own crawl name) into its directory.
-fn write_site_config(config: &CrawlConfig, index: usize, site: &ScheduledSite) -> anyhow::Result<()> {
+fn write_site_config(
+    config: &CrawlConfig,
+    index: usize,
+    site: &ScheduledSite,
+) -> anyhow::Result<()> {
     let mut own = config.clone();
     own.site = vec![config.site[index].clone()];
     own.crawl.out = site.dir.clone();
@@ -205,8 +213,8 @@ pub fn run(args: ScheduleArgs) -> anyhow::Result<()> {
     config
         .validate()
         .with_context(|| format!("in {}", args.config.display()))?;
-    let sites = scheduled_sites(&config)
-        .with_context(|| format!("in {}", args.config.display()))?;
+    let sites =
+        scheduled_sites(&config).with_context(|| format!("in {}", args.config.display()))?;
     let dir = config.crawl.out.clone();
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let _lock = ScheduleLock::acquire(&dir)?;
@@ -306,9 +314,11 @@ fn announce_next(
     if next.is_some() && next != *announced {
         if let Some((name, due)) = &next {
             let wait = (*due - Utc::now()).num_seconds().max(0);
-            tracing::info!("next: site {name} round at {} (in {wait} s)", due.to_rfc3339());
+            tracing::info!(
+                "next: site {name} round at {} (in {wait} s)",
+                due.to_rfc3339()
+            );
         }
         *announced = next;
     }
 }
-

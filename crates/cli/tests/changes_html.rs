@@ -30,9 +30,21 @@ fn two_rounds() -> TwoRounds {
     let little = text(1, 200);
     site.put("/little", "Little", &little, &["/"], Validation::StrongEtag);
     site.put("/lot", "Lot", &text(2, 200), &["/"], Validation::StrongEtag);
-    site.put("/same", "Same", &text(3, 200), &["/"], Validation::StrongEtag);
+    site.put(
+        "/same",
+        "Same",
+        &text(3, 200),
+        &["/"],
+        Validation::StrongEtag,
+    );
     site.put("/plain", "Plain", &text(4, 200), &["/"], Validation::None);
-    site.put("/doomed", "Doomed", &text(5, 200), &["/"], Validation::StrongEtag);
+    site.put(
+        "/doomed",
+        "Doomed",
+        &text(5, 200),
+        &["/"],
+        Validation::StrongEtag,
+    );
     let home = ["/little", "/lot", "/same", "/plain", "/doomed"];
     site.put("/", "Home", &text(9, 60), &home, Validation::StrongEtag);
     let dir = tempfile::tempdir().expect("tempdir");
@@ -46,11 +58,31 @@ fn two_rounds() -> TwoRounds {
 
     let edited = format!("{little} zephyr quokka marmalade");
     site.put("/little", "Little", &edited, &["/"], Validation::StrongEtag);
-    site.put("/lot", "Lot", &text(20, 200), &["/"], Validation::StrongEtag);
+    site.put(
+        "/lot",
+        "Lot",
+        &text(20, 200),
+        &["/"],
+        Validation::StrongEtag,
+    );
     site.delete("/doomed");
-    site.put("/fresh", "Fresh", &text(6, 200), &["/"], Validation::StrongEtag);
-    site.put("/copy", "Same", &text(3, 200), &["/"], Validation::StrongEtag);
-    let home = ["/little", "/lot", "/same", "/plain", "/doomed", "/fresh", "/copy"];
+    site.put(
+        "/fresh",
+        "Fresh",
+        &text(6, 200),
+        &["/"],
+        Validation::StrongEtag,
+    );
+    site.put(
+        "/copy",
+        "Same",
+        &text(3, 200),
+        &["/"],
+        Validation::StrongEtag,
+    );
+    let home = [
+        "/little", "/lot", "/same", "/plain", "/doomed", "/fresh", "/copy",
+    ];
     site.put("/", "Home", &text(9, 60), &home, Validation::StrongEtag);
     let recrawl = dedupcrawl()
         .args(["recrawl", "--all"])
@@ -113,9 +145,8 @@ fn the_html_report_lists_every_kind_of_change_with_diffs() {
         assert_eq!(jsonl.get(url), Some(kind), "HTML and JSONL agree on {url}");
     }
     assert_eq!(kinds.len(), jsonl.len());
-    let similarity = |path: &str| -> f64 {
-        kinds[&site.url(path)].1.parse().expect("a similarity")
-    };
+    let similarity =
+        |path: &str| -> f64 { kinds[&site.url(path)].1.parse().expect("a similarity") };
     assert!(similarity("/little") > 0.8, "{kinds:?}");
     assert!(similarity("/lot") < 0.3, "{kinds:?}");
 
@@ -146,7 +177,11 @@ fn the_html_report_lists_every_kind_of_change_with_diffs() {
 fn export(out: &std::path::Path, round: Option<&str>) -> BTreeMap<String, serde_json::Value> {
     let to = out.with_extension(format!("export-{}.jsonl", round.unwrap_or("latest")));
     let mut command = dedupcrawl();
-    command.arg("export").arg(out).args(["--format", "jsonl", "--to"]).arg(&to);
+    command
+        .arg("export")
+        .arg(out)
+        .args(["--format", "jsonl", "--to"])
+        .arg(&to);
     if let Some(round) = round {
         command.args(["--round", round]);
     }
@@ -167,7 +202,10 @@ fn export(out: &std::path::Path, round: Option<&str>) -> BTreeMap<String, serde_
 #[test]
 fn export_clusters_and_reports_give_each_rounds_state() {
     let TwoRounds {
-        site, dir: _dir, out, ..
+        site,
+        dir: _dir,
+        out,
+        ..
     } = two_rounds();
     let paths = |list: &[&str]| -> Vec<String> { list.iter().map(|p| site.url(p)).collect() };
     let first = export(&out, Some("1"));
@@ -183,7 +221,10 @@ fn export_clusters_and_reports_give_each_rounds_state() {
         "round 2: /doomed gone, /fresh added, /copy a duplicate"
     );
     let text_of = |pages: &BTreeMap<String, serde_json::Value>, path: &str| {
-        pages[&site.url(path)]["text"].as_str().expect("text").to_string()
+        pages[&site.url(path)]["text"]
+            .as_str()
+            .expect("text")
+            .to_string()
     };
     assert!(!text_of(&first, "/little").contains("zephyr"));
     assert!(text_of(&second, "/little").contains("zephyr quokka marmalade"));
@@ -191,7 +232,10 @@ fn export_clusters_and_reports_give_each_rounds_state() {
     assert!(text_of(&second, "/lot").contains(&text(20, 200)[..40]));
     assert_eq!(second, latest, "the default is the latest round");
     let duplicates = |pages: &BTreeMap<String, serde_json::Value>| {
-        pages[&site.url("/same")]["duplicates"].as_array().expect("list").len()
+        pages[&site.url("/same")]["duplicates"]
+            .as_array()
+            .expect("list")
+            .len()
     };
     assert_eq!(duplicates(&first), 0);
     assert_eq!(duplicates(&second), 1, "{}", second[&site.url("/same")]);

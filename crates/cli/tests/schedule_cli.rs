@@ -21,7 +21,13 @@ fn live_site(runtime: &tokio::runtime::Runtime) -> MutatingSite {
     let site = runtime.block_on(MutatingSite::start()).expect("site");
     let paths = ["/a", "/b", "/c"];
     for (n, path) in paths.iter().enumerate() {
-        site.put(path, path, &text(n as u64, 120), &["/"], Validation::StrongEtag);
+        site.put(
+            path,
+            path,
+            &text(n as u64, 120),
+            &["/"],
+            Validation::StrongEtag,
+        );
     }
     site.put("/", "Home", &text(50, 80), &paths, Validation::StrongEtag);
     site
@@ -186,7 +192,10 @@ fn rounds_run_on_time_across_a_restart_and_a_dead_site_does_not_delay_them() {
     }
     let log = std::fs::read_to_string(&first_log).expect("schedule log");
     assert!(log.contains("next: site"), "{log}");
-    assert!(log.contains("site live: round 2 (recrawl) started"), "{log}");
+    assert!(
+        log.contains("site live: round 2 (recrawl) started"),
+        "{log}"
+    );
 }
 
 #[test]
@@ -235,7 +244,10 @@ fn config_errors_name_the_key() {
             "name = \"x\"\nseeds = [\"http://127.0.0.1:9/\"]\nschedule = \"0 25 * * *\"",
             "site[0].schedule",
         ),
-        ("seeds = [\"http://127.0.0.1:9/\"]\nevery = \"1h\"", "site[0].name"),
+        (
+            "seeds = [\"http://127.0.0.1:9/\"]\nevery = \"1h\"",
+            "site[0].name",
+        ),
         (
             "name = \"x\"\nseeds = [\"http://127.0.0.1:9/\"]",
             "site[0] sets neither `schedule` nor `every`",
@@ -244,7 +256,10 @@ fn config_errors_name_the_key() {
         let path = dir.path().join("bad.toml");
         std::fs::write(
             &path,
-            format!("[crawl]\nout = {:?}\n\n[[site]]\n{site}\n", dir.path().join("out")),
+            format!(
+                "[crawl]\nout = {:?}\n\n[[site]]\n{site}\n",
+                dir.path().join("out")
+            ),
         )
         .expect("write config");
         let run = dedupcrawl()

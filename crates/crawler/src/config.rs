@@ -590,7 +590,11 @@ impl CrawlConfig {
             }
             compile_patterns(&key("allow_patterns"), &site.allow_patterns)?;
             compile_patterns(&key("deny_patterns"), &site.deny_patterns)?;
-            SiteSchedule::parse(&format!("site[{i}]"), site.schedule.as_deref(), site.every.as_deref())?;
+            SiteSchedule::parse(
+                &format!("site[{i}]"),
+                site.schedule.as_deref(),
+                site.every.as_deref(),
+            )?;
         }
         if self.crawl.seeds.is_empty() && self.site.is_empty() {
             return Err(CrawlError::ConfigValue(

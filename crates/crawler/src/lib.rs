@@ -131,5 +131,5 @@ pub use host_health::GivenUpHost;
 pub use observe_hooks::observe_line;
 pub use output_paths::{OutputPaths, warc_files};
 pub use recrawl_settings::RecrawlSettings;
-pub use site_schedule::SiteSchedule;
 pub use report::{CrawlReport, HostReport, ResumeScan};
+pub use site_schedule::SiteSchedule;

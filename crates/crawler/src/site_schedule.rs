@@ -94,11 +94,15 @@ mod tests {
             .expect("set");
         let start = at("2026-01-01T00:00:00Z");
         assert_eq!(
-            every.next_due(start, at("2026-01-01T01:00:00Z")).expect("due"),
+            every
+                .next_due(start, at("2026-01-01T01:00:00Z"))
+                .expect("due"),
             at("2026-01-01T06:00:00Z")
         );
         assert_eq!(
-            every.next_due(start, at("2026-01-01T07:00:00Z")).expect("due"),
+            every
+                .next_due(start, at("2026-01-01T07:00:00Z"))
+                .expect("due"),
             at("2026-01-01T07:00:00Z")
         );
     }
@@ -110,7 +114,8 @@ mod tests {
             .expect("set");
         let start = at("2026-01-01T03:00:00Z");
         assert_eq!(
-            cron.next_due(start, at("2026-01-01T03:20:00Z")).expect("due"),
+            cron.next_due(start, at("2026-01-01T03:20:00Z"))
+                .expect("due"),
             at("2026-01-02T03:00:00Z")
         );
     }
@@ -121,7 +126,11 @@ mod tests {
             (Some("61 * * * *"), None, "site[3].schedule"),
             (None, Some("two days"), "site[3].every"),
             (None, Some("0s"), "site[3].every"),
-            (Some("* * * * *"), Some("1h"), "site[3].schedule and site[3].every"),
+            (
+                Some("* * * * *"),
+                Some("1h"),
+                "site[3].schedule and site[3].every",
+            ),
         ] {
             let error = SiteSchedule::parse("site[3]", schedule, every)
                 .expect_err("invalid")
