@@ -311,14 +311,15 @@ fn announce_next(
         .filter(|(index, _)| !running.contains_key(index))
         .filter_map(|(_, site)| Some((site.name.clone(), state.sites.get(&site.name)?.next_due)))
         .min_by_key(|(_, due)| *due);
-    if next.is_some() && next != *announced {
-        if let Some((name, due)) = &next {
-            let wait = (*due - Utc::now()).num_seconds().max(0);
-            tracing::info!(
-                "next: site {name} round at {} (in {wait} s)",
-                due.to_rfc3339()
-            );
-        }
+    if next == *announced {
+        return;
+    }
+    if let Some((name, due)) = &next {
+        let wait = (*due - Utc::now()).num_seconds().max(0);
+        tracing::info!(
+            "next: site {name} round at {} (in {wait} s)",
+            due.to_rfc3339()
+        );
         *announced = next;
     }
 }
