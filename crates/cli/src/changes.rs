@@ -1,7 +1,8 @@
 //! `dedupcrawl changes OUT [--round N]`: what changed in a recrawl round, as JSONL on stdout
 //! (one line per URL: `url`, `round`, `change` = `added` | `changed` | `unchanged` |
 //! `not_modified` | `gone`, `change_similarity`, `previous_digest`, `content_digest`) and the
-//! counts on stderr. Default round: the latest in the crawl log.
+//! counts on stderr. Default round: the latest in the crawl log. `--html FILE` also writes an
+//! HTML report with a short text diff of each changed page (see [`crate::changes_html`]).
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -10,6 +11,8 @@ use std::path::PathBuf;
 use anyhow::Context;
 use dedupcrawl_crawler::{Decision, LogLine, read_crawl_log};
 
+use crate::changes_html::{ChangedUrl, write_report};
+
 #[derive(clap::Args)]
 pub struct ChangesArgs {
     /// The crawl's output directory.
@@ -17,6 +20,10 @@ pub struct ChangesArgs {
     /// The round to report (default: the latest).
     #[arg(long)]
     pub round: Option<u32>,
+    /// Also write an HTML report here (each change kind, change similarity, a short diff of
+    /// each changed page's text).
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
 }
 
 #[derive(serde::Serialize)]
@@ -56,6 +63,7 @@ pub fn run(args: ChangesArgs) -> anyhow::Result<()> {
     let mut counts: BTreeMap<&str, u64> = BTreeMap::new();
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut report: Vec<ChangedUrl> = Vec::new();
     for line in lines.iter().filter(|l| l.round == round) {
         let Some(change) = change_of(line) else {
             continue;
@@ -71,8 +79,18 @@ pub fn run(args: ChangesArgs) -> anyhow::Result<()> {
         };
         serde_json::to_writer(&mut out, &record)?;
         out.write_all(b"\n")?;
+        report.push(ChangedUrl {
+            url: record.url,
+            change,
+            change_similarity: record.change_similarity,
+            previous_digest: record.previous_digest,
+            content_digest: record.content_digest,
+        });
     }
     out.flush()?;
+    if let Some(html) = &args.html {
+        write_report(&args.out, round, &report, html)?;
+    }
     eprintln!("round {round}: {counts:?}");
     Ok(())
 }

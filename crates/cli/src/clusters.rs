@@ -11,12 +11,9 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 
+use crate::export::{CrawlLogLine, cluster_root};
+use crate::warc_texts::each_page_text;
 use anyhow::Context;
-use dedupcrawl_archive::RecordType;
-use dedupcrawl_textprep::{TextPrep, TextPrepConfig, View};
-
-use crate::dedup_warc::{records_reporting_damage, stored_page};
-use crate::export::{CrawlLogLine, cluster_root, crawl_warc_files};
 
 #[derive(clap::Args)]
 pub struct ClustersArgs {
@@ -28,6 +25,10 @@ pub struct ClustersArgs {
     /// Write the HTML report here instead of OUT/clusters.html.
     #[arg(long)]
     pub html: Option<PathBuf>,
+    /// The clusters as of this recrawl round (default: the latest): crawl-log lines of later
+    /// rounds are left out.
+    #[arg(long, value_name = "N")]
+    pub round: Option<u32>,
 }
 
 #[derive(serde::Serialize, Clone, Debug)]
@@ -53,8 +54,9 @@ pub struct Cluster {
     pub contains: Vec<String>,
 }
 
-/// Clusters from a crawl log: duplicates grouped under the archived page they lead to.
-pub fn clusters_from_log(path: &Path) -> anyhow::Result<Vec<Cluster>> {
+/// Clusters from a crawl log: duplicates grouped under the archived page they lead to, from
+/// the lines of rounds up to `round` (`None`: all).
+pub fn clusters_from_log(path: &Path, round: Option<u32>) -> anyhow::Result<Vec<Cluster>> {
     let file = std::fs::File::open(path).with_context(|| {
         format!(
             "cannot read {}: is this a crawl output directory?",
@@ -69,6 +71,9 @@ pub fn clusters_from_log(path: &Path) -> anyhow::Result<Vec<Cluster>> {
         let Ok(entry) = serde_json::from_str::<CrawlLogLine>(&line) else {
             continue;
         };
+        if round.is_some_and(|limit| entry.round > limit) {
+            continue;
+        }
         if !entry.contains.is_empty() {
             contains.insert(entry.url.clone(), entry.contains.clone());
         }
@@ -121,48 +126,23 @@ pub fn clusters_from_log(path: &Path) -> anyhow::Result<Vec<Cluster>> {
     Ok(clusters)
 }
 
-fn escape(text: &str) -> String {
+pub fn escape(text: &str) -> String {
     text.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
         .replace('"', "&quot;")
 }
 
-/// Texts (one block per line) of the cluster URLs the WARC holds.
+/// Texts (one block per line) of the cluster URLs the WARC holds (the first record of each).
 fn texts_in_warc(out: &Path, wanted: &HashSet<&str>) -> anyhow::Result<HashMap<String, String>> {
-    let prep = TextPrep::new(TextPrepConfig::default());
     let mut texts = HashMap::new();
-    for file in crawl_warc_files(out)? {
-        for record in records_reporting_damage(&file)?.flatten() {
-            let Some(url) = record.target_uri() else {
-                continue;
-            };
-            if !wanted.contains(url) || texts.contains_key(url) {
-                continue;
-            }
-            match record.record_type() {
-                RecordType::Response => {
-                    if let Ok(Some(page)) = stored_page(&record)
-                        && let Some(html) = &page.html
-                    {
-                        let prepared = prep.prepare_alone(html, Some(url));
-                        texts.insert(
-                            url.to_string(),
-                            prep.view_text(&prepared, View::MainContent, &|_| false),
-                        );
-                    }
-                }
-                RecordType::Metadata => {
-                    let value: serde_json::Value =
-                        serde_json::from_slice(&record.block).unwrap_or_default();
-                    if let Some(text) = value.get("text").and_then(|t| t.as_str()) {
-                        texts.insert(url.to_string(), text.to_string());
-                    }
-                }
-                _ => {}
-            }
-        }
-    }
+    each_page_text(
+        out,
+        |url| wanted.contains(url),
+        |url, _, text| {
+            texts.entry(url.to_string()).or_insert(text);
+        },
+    )?;
     Ok(texts)
 }
 
@@ -209,7 +189,7 @@ fn histogram_svg(clusters: &[Cluster]) -> String {
 }
 
 pub fn run(args: ClustersArgs) -> anyhow::Result<()> {
-    let clusters = clusters_from_log(&args.out.join("crawl.log.jsonl"))?;
+    let clusters = clusters_from_log(&args.out.join("crawl.log.jsonl"), args.round)?;
     let jsonl_path = args
         .jsonl
         .unwrap_or_else(|| args.out.join("clusters.jsonl"));
@@ -328,7 +308,7 @@ mod tests {
         ]
         .join("\n");
         std::fs::write(&path, log).unwrap();
-        let clusters = clusters_from_log(&path).unwrap();
+        let clusters = clusters_from_log(&path, None).unwrap();
         assert_eq!(clusters.len(), 1);
         let cluster = &clusters[0];
         assert_eq!(

@@ -3,6 +3,8 @@
 //!
 //! Reads `OUT/warc/*.warc.gz` record by record (originals are the `response` records; revisits
 //! and metadata are left out) and `OUT/crawl.log.jsonl` for the duplicates of each original.
+//! Of a URL fetched in several recrawl rounds only the version current after the chosen round
+//! (`--round N`, default the latest) is exported (see [`crate::round_state`]).
 //! Memory holds the duplicate list (URLs of duplicates, not pages) and one record at a time.
 //! The main-content view here uses the per-page boilerplate rules only: the per-host template
 //! learnt during the crawl lives in the crawl's index, which export does not need to open.
@@ -17,6 +19,7 @@ use dedupcrawl_textprep::{TextPrep, TextPrepConfig, View};
 
 use crate::compare::ViewArg;
 use crate::dedup_warc::{records_reporting_damage, stored_page_reporting};
+use crate::round_state::RoundState;
 
 #[derive(Clone, Copy, clap::ValueEnum)]
 pub enum ExportFormat {
@@ -43,6 +46,10 @@ pub struct ExportArgs {
     /// Which text to export: main (boilerplate out) or full.
     #[arg(long, value_enum, default_value = "main")]
     pub view: ViewArg,
+    /// The crawl's state after this recrawl round (default: the latest): each URL's version
+    /// current then, without pages gone by then or first found later.
+    #[arg(long, value_name = "N")]
+    pub round: Option<u32>,
 }
 
 #[derive(serde::Serialize, Clone)]
@@ -80,6 +87,16 @@ pub(crate) struct CrawlLogLine {
     /// Archived pages a new page contains (only on `archived` lines, often absent).
     #[serde(default)]
     pub(crate) contains: Vec<String>,
+    /// The recrawl round (1: the first crawl; absent in logs older than rounds).
+    #[serde(default = "first_round")]
+    pub(crate) round: u32,
+    /// Payload digest of the version the line is about.
+    #[serde(default)]
+    pub(crate) content_digest: Option<String>,
+}
+
+fn first_round() -> u32 {
+    1
 }
 
 /// The first page of `start`'s chain of `duplicate_of` links (a duplicate names the most
@@ -105,7 +122,7 @@ struct Relations {
 }
 
 /// [`Relations`] of every original, from the crawl log.
-fn relations_by_original(out: &Path) -> anyhow::Result<Relations> {
+fn relations_by_original(out: &Path, round: Option<u32>) -> anyhow::Result<Relations> {
     let path = out.join("crawl.log.jsonl");
     let file = std::fs::File::open(&path).with_context(|| {
         format!(
@@ -131,6 +148,9 @@ fn relations_by_original(out: &Path) -> anyhow::Result<Relations> {
             );
             continue;
         };
+        if round.is_some_and(|limit| entry.round > limit) {
+            continue;
+        }
         if !entry.contains.is_empty() {
             contains.insert(entry.url.clone(), entry.contains);
         }
@@ -225,7 +245,8 @@ fn text_path(root: &Path, url: &str) -> PathBuf {
 
 pub fn run(args: ExportArgs) -> anyhow::Result<()> {
     let since = args.since.as_deref().map(parse_since).transpose()?;
-    let relations = relations_by_original(&args.out)?;
+    let relations = relations_by_original(&args.out, args.round)?;
+    let mut state = RoundState::from_log(&args.out.join("crawl.log.jsonl"), args.round)?;
     let files = crawl_warc_files(&args.out)?;
     let prep = TextPrep::new(TextPrepConfig::default());
     let view: View = args.view.into();
@@ -270,7 +291,9 @@ pub fn run(args: ExportArgs) -> anyhow::Result<()> {
             let Some(url) = record.target_uri().map(str::to_string) else {
                 continue;
             };
-            if record.record_type() != RecordType::Response {
+            if record.record_type() != RecordType::Response
+                || !state.takes(&url, record.headers.get("WARC-Payload-Digest"))
+            {
                 continue;
             }
             if let Some(host) = &args.host {
@@ -391,7 +414,7 @@ mod tests {
         ]
         .join("\n");
         std::fs::write(dir.path().join("crawl.log.jsonl"), log).unwrap();
-        let map = relations_by_original(dir.path()).unwrap().duplicates;
+        let map = relations_by_original(dir.path(), None).unwrap().duplicates;
         let mut cluster: Vec<&str> = map["http://a/x"].iter().map(|d| d.url.as_str()).collect();
         cluster.sort();
         assert_eq!(cluster, ["http://a/w", "http://a/y", "http://a/z"]);
@@ -410,14 +433,14 @@ mod tests {
         .map(|l| l.to_string())
         .join("\n");
         std::fs::write(dir.path().join("crawl.log.jsonl"), log).unwrap();
-        let relations = relations_by_original(dir.path()).unwrap();
+        let relations = relations_by_original(dir.path(), None).unwrap();
         assert_eq!(
             relations.contains["http://a/whole"],
             ["http://a/part-2", "http://a/part-1"]
         );
         assert_eq!(relations.contains.len(), 1);
         let clusters =
-            crate::clusters::clusters_from_log(&dir.path().join("crawl.log.jsonl")).unwrap();
+            crate::clusters::clusters_from_log(&dir.path().join("crawl.log.jsonl"), None).unwrap();
         assert_eq!(clusters.len(), 1, "the whole is a cluster of its own");
         assert_eq!(clusters[0].representative, "http://a/whole");
         assert_eq!(clusters[0].contains, ["http://a/part-2", "http://a/part-1"]);

@@ -2,6 +2,7 @@
 //! why.
 
 mod changes;
+mod changes_html;
 mod clusters;
 mod compare;
 mod crawl;
@@ -12,8 +13,12 @@ mod export;
 mod extract;
 mod overlap;
 mod recrawl;
+mod round_state;
+mod schedule;
+mod schedule_state;
 mod serve;
 mod serve_access;
+mod warc_texts;
 mod why;
 
 use clap::{Parser, Subcommand};
@@ -41,6 +46,9 @@ enum Command {
     /// One new round over an earlier crawl: revisit the URLs that are due with conditional
     /// requests, archive what changed, record unchanged pages as WARC revisits. Re-run to resume.
     Recrawl(recrawl::RecrawlArgs),
+    /// Run each site of a site list on its own schedule (`every` or cron): its first round is
+    /// a crawl, later rounds recrawls. `--once`: run what is due now and exit.
+    Schedule(schedule::ScheduleArgs),
     /// What changed in a recrawl round (default: the latest), as JSONL.
     Changes(changes::ChangesArgs),
     /// Compare two documents (HTML or text files) with every estimator.
@@ -94,6 +102,13 @@ fn main() -> std::process::ExitCode {
             Err(error) => finish(Err(error)),
         };
     }
+    if let Command::Schedule(args) = cli.command {
+        crawl::init_logging(
+            crawl::LogFormat::Human,
+            cli.log_level.as_deref().unwrap_or("info"),
+        );
+        return finish(schedule::run(args));
+    }
     let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| {
         tracing_subscriber::EnvFilter::new(cli.log_level.as_deref().unwrap_or("warn"))
     });
@@ -121,7 +136,7 @@ fn main() -> std::process::ExitCode {
         Command::Overlap(args) => overlap::run(args),
         Command::Serve(args) => serve::run(args),
         Command::Why(args) => why::run(args),
-        Command::Crawl(_) | Command::Recrawl(_) => Ok(()),
+        Command::Crawl(_) | Command::Recrawl(_) | Command::Schedule(_) => Ok(()),
     })
 }
 

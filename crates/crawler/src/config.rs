@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::CrawlError;
 use crate::host_health::HostFailurePolicy;
 use crate::recrawl_settings::RecrawlSettings;
+use crate::site_schedule::SiteSchedule;
 
 /// The whole configuration of one crawl.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -278,6 +279,12 @@ pub struct SiteConfig {
     pub max_pages: Option<u64>,
     /// Overrides `dedup.threshold` for this site's pages (see the crate docs).
     pub threshold: Option<f64>,
+    /// When `dedupcrawl schedule` runs this site's rounds: a cron expression
+    /// (`"0 3 * * *"`, UTC). At most one of `schedule` and `every`.
+    pub schedule: Option<String>,
+    /// When `dedupcrawl schedule` runs this site's rounds: a fixed interval between round
+    /// starts (`"6h"`, `"30m"`, `"2s"`).
+    pub every: Option<String>,
 }
 
 /// `[store]`: where the crawl's state lives. Without `url`, in the embedded store
@@ -583,6 +590,11 @@ impl CrawlConfig {
             }
             compile_patterns(&key("allow_patterns"), &site.allow_patterns)?;
             compile_patterns(&key("deny_patterns"), &site.deny_patterns)?;
+            SiteSchedule::parse(
+                &format!("site[{i}]"),
+                site.schedule.as_deref(),
+                site.every.as_deref(),
+            )?;
         }
         if self.crawl.seeds.is_empty() && self.site.is_empty() {
             return Err(CrawlError::ConfigValue(

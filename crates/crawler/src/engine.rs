@@ -628,8 +628,11 @@ impl Engine {
             .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
             .collect();
         let json = serde_json::to_string_pretty(&report).unwrap_or_default();
-        std::fs::write(&paths.report, json)
+        std::fs::write(&paths.report, &json)
             .map_err(|e| CrawlError::io("write", &paths.report, e))?;
+        let round_report = paths.round_report(self.round.number);
+        std::fs::write(&round_report, json)
+            .map_err(|e| CrawlError::io("write", &round_report, e))?;
         Ok(report)
     }
 }

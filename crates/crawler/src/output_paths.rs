@@ -28,6 +28,12 @@ impl OutputPaths {
             report: root.join("report.json"),
         }
     }
+
+    /// `OUT/report.round-N.json`: the report of round `round` (`report.json` is the latest
+    /// run's; this copy stays when later rounds run).
+    pub fn round_report(&self, round: u32) -> PathBuf {
+        self.root.join(format!("report.round-{round}.json"))
+    }
 }
 
 /// Lists the `.warc.gz` / `.warc` files of a directory, sorted by name (= by serial).
