@@ -5,6 +5,7 @@ mod changes;
 mod clusters;
 mod compare;
 mod crawl;
+mod dashboard_queries;
 mod dedup;
 mod dedup_common;
 mod dedup_warc;
