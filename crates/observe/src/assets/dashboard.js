@@ -207,7 +207,8 @@ async function showWhy() {
   }
   add("redirect chain", why.redirect_chain.length > 1 ? why.redirect_chain : null);
   add("found via", why.found_via);
-  panel.scrollIntoView();
+  // The panel is at the top of the page: bring it into view after a click further down.
+  window.scrollTo(0, 0);
 }
 
 async function loadChanges() {
