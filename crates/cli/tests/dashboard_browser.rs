@@ -121,7 +121,10 @@ fn the_dashboard_shows_the_crawl_live_and_its_totals_equal_the_report() {
     assert!(running_now, "the crawl outlived the first page load");
     assert!(during.contains(">running<"), "{during}");
     assert!(card(&during, "fetched").is_some_and(|n| n > 0), "{during}");
-    assert!(during.contains("clusters</span>"), "live clusters browser: {during}");
+    assert!(
+        during.contains("clusters</span>"),
+        "live clusters browser: {during}"
+    );
     assert!(crawl.wait().expect("crawl").success());
 
     let report: CrawlReport =
@@ -169,7 +172,10 @@ fn the_dashboard_shows_the_crawl_live_and_its_totals_equal_the_report() {
     // The search: the largest cluster's first member, by its path alone.
     let cluster = &clusters[0];
     let member = cluster["members"][0]["url"].as_str().expect("a member");
-    let path = url::Url::parse(member).expect("member URL").path().to_string();
+    let path = url::Url::parse(member)
+        .expect("member URL")
+        .path()
+        .to_string();
     let searched = dom_of(&format!("http://{after}/?q={}", encoded(&path)));
     let matching: usize = clusters
         .iter()
@@ -182,9 +188,15 @@ fn the_dashboard_shows_the_crawl_live_and_its_totals_equal_the_report() {
     let member_link = format!("href=\"#why={}\"", encoded(member));
     assert!(searched.contains(&member_link), "{searched}");
     // The member's link shows its why, as `why OUT URL --json` has it.
-    let why_page = format!("http://{after}/?q={}#why={}", encoded(&path), encoded(member));
+    let why_page = format!(
+        "http://{after}/?q={}#why={}",
+        encoded(&path),
+        encoded(member)
+    );
     let shown = dom_of(&why_page);
-    let decision = cluster["members"][0]["decision"].as_str().expect("decision");
+    let decision = cluster["members"][0]["decision"]
+        .as_str()
+        .expect("decision");
     assert!(
         shown.contains(&format!("data-key=\"decision\">{decision}</dd>")),
         "{shown}"
@@ -206,9 +218,11 @@ fn the_dashboard_shows_the_crawl_live_and_its_totals_equal_the_report() {
         .stdout,
     )
     .expect("why --json");
-    let api_why: serde_json::Value =
-        serde_json::from_str(&get(after, &format!("/api/why?crawl=0&url={}", encoded(member))))
-            .expect("/api/why is JSON");
+    let api_why: serde_json::Value = serde_json::from_str(&get(
+        after,
+        &format!("/api/why?crawl=0&url={}", encoded(member)),
+    ))
+    .expect("/api/why is JSON");
     assert_eq!(api_why, cli_why);
     let changes: serde_json::Value =
         serde_json::from_str(&get(after, "/api/changes?crawl=0")).expect("/api/changes");

@@ -199,7 +199,10 @@ async fn clusters(
         page: query.page,
         search: query.q,
     };
-    ask(&dashboard, query.crawl, move |queries| queries.clusters(&question)).await
+    ask(&dashboard, query.crawl, move |queries| {
+        queries.clusters(&question)
+    })
+    .await
 }
 
 #[derive(Deserialize)]
@@ -210,7 +213,10 @@ struct WhyQuery {
 }
 
 async fn why(State(dashboard): State<Arc<Dashboard>>, Query(query): Query<WhyQuery>) -> Response {
-    ask(&dashboard, query.crawl, move |queries| queries.why(&query.url)).await
+    ask(&dashboard, query.crawl, move |queries| {
+        queries.why(&query.url)
+    })
+    .await
 }
 
 async fn changes(
@@ -224,9 +230,7 @@ async fn changes(
 async fn ask(
     dashboard: &Dashboard,
     crawl: usize,
-    question: impl FnOnce(&dyn CrawlQueries) -> Result<serde_json::Value, QueryError>
-    + Send
-    + 'static,
+    question: impl FnOnce(&dyn CrawlQueries) -> Result<serde_json::Value, QueryError> + Send + 'static,
 ) -> Response {
     let Some(served) = dashboard.crawls.get(crawl) else {
         return (StatusCode::NOT_FOUND, "no such crawl\n").into_response();
