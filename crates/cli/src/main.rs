@@ -11,6 +11,7 @@ mod dedup_common;
 mod dedup_warc;
 mod export;
 mod extract;
+mod progress_lines;
 mod recrawl;
 mod serve;
 mod serve_access;

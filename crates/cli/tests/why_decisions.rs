@@ -56,8 +56,8 @@ fn why_explains_every_decision_kind_of_a_fixture_crawl() {
         .arg("--seed")
         .arg(site.host_b_url()));
 
-    // The last line per URL, one URL per decision kind (`contained`, `out_of_scope` and
-    // `filtered` are checked when this crawl has them).
+    // The last line per URL, one URL per decision kind (`contained`, `out_of_scope` and the
+    // recrawl kinds are in why_recrawl_decisions.rs).
     let mut last: BTreeMap<String, LogLine> = BTreeMap::new();
     for line in read_crawl_log(&out.join("crawl.log.jsonl")).expect("crawl log") {
         last.insert(line.url.clone(), line);
@@ -83,6 +83,7 @@ fn why_explains_every_decision_kind_of_a_fixture_crawl() {
         "exact_duplicate",
         "near_duplicate",
         "robots_disallowed",
+        "filtered",
         "error",
     ] {
         assert!(
