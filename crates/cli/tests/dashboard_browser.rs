@@ -7,7 +7,6 @@
 
 mod support;
 
-use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::Path;
 use std::process::{Child, Command};
@@ -57,17 +56,6 @@ fn dom_of(page: &str) -> String {
         String::from_utf8_lossy(&output.stderr)
     );
     String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
-/// The body of a GET answered 200 (HTTP/1.0: the server closes after the answer).
-fn get(address: SocketAddr, path: &str) -> String {
-    let mut stream = TcpStream::connect(address).expect("connect");
-    write!(stream, "GET {path} HTTP/1.0\r\nHost: {address}\r\n\r\n").expect("send");
-    let mut answer = String::new();
-    stream.read_to_string(&mut answer).expect("read");
-    let (head, body) = answer.split_once("\r\n\r\n").expect("an HTTP answer");
-    assert!(head.starts_with("HTTP/1.0 200"), "{path}: {head}\n{body}");
-    body.to_string()
 }
 
 /// The URL as JavaScript's encodeURIComponent writes it (the fixture's URLs have no
@@ -218,14 +206,15 @@ fn the_dashboard_shows_the_crawl_live_and_its_totals_equal_the_report() {
         .stdout,
     )
     .expect("why --json");
-    let api_why: serde_json::Value = serde_json::from_str(&get(
+    let api_why: serde_json::Value = serde_json::from_str(&support::http_get(
         after,
         &format!("/api/why?crawl=0&url={}", encoded(member)),
     ))
     .expect("/api/why is JSON");
     assert_eq!(api_why, cli_why);
     let changes: serde_json::Value =
-        serde_json::from_str(&get(after, "/api/changes?crawl=0")).expect("/api/changes");
+        serde_json::from_str(&support::http_get(after, "/api/changes?crawl=0"))
+            .expect("/api/changes");
     assert_eq!(changes["round"], 1);
     assert!(finished.contains("Not a recrawl"), "{finished}");
     let screenshot = Path::new(env!("CARGO_TARGET_TMPDIR")).join("dashboard.png");

@@ -6,44 +6,13 @@
 
 mod support;
 
-use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::path::Path;
+use std::net::TcpListener;
 use std::process::Command;
-use std::time::{Duration, Instant};
 
 use dedupcrawl_testsite::{MutatingSite, Validation, text};
 use serde_json::Value;
 
-use support::run;
-
-fn why(out: &Path, url: &str) -> Value {
-    let output = run(Command::new(env!("CARGO_BIN_EXE_dedupcrawl"))
-        .args(["why", "--json"])
-        .arg(out)
-        .arg(url));
-    serde_json::from_slice(&output.stdout).expect("why --json prints JSON")
-}
-
-/// The body of a GET answered 200, retried until the server listens.
-fn get(address: SocketAddr, path: &str) -> String {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let mut stream = loop {
-        match TcpStream::connect(address) {
-            Ok(stream) => break stream,
-            Err(error) => {
-                assert!(Instant::now() < deadline, "{address}: {error}");
-                std::thread::sleep(Duration::from_millis(50));
-            }
-        }
-    };
-    write!(stream, "GET {path} HTTP/1.0\r\nHost: {address}\r\n\r\n").expect("send");
-    let mut answer = String::new();
-    stream.read_to_string(&mut answer).expect("read");
-    let (head, body) = answer.split_once("\r\n\r\n").expect("an HTTP answer");
-    assert!(head.starts_with("HTTP/1.0 200"), "{path}: {head}\n{body}");
-    body.to_string()
-}
+use support::{http_get, run, why};
 
 #[test]
 fn why_explains_contained_out_of_scope_and_the_recrawl_kinds() {
@@ -203,7 +172,7 @@ fn why_explains_contained_out_of_scope_and_the_recrawl_kinds() {
         .arg(address.to_string())
         .spawn()
         .expect("start serve");
-    let answer = get(address, "/api/changes?crawl=0");
+    let answer = http_get(address, "/api/changes?crawl=0");
     let _ = serve.kill();
     let _ = serve.wait();
     let answer: Value = serde_json::from_str(&answer).expect("JSON");
