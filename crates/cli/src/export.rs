@@ -43,6 +43,9 @@ pub struct ExportArgs {
     /// Which text to export: main (boilerplate out) or full.
     #[arg(long, value_enum, default_value = "main")]
     pub view: ViewArg,
+    /// No progress bar (on a terminal) and no progress lines (off one).
+    #[arg(long)]
+    pub quiet: bool,
 }
 
 #[derive(serde::Serialize, Clone)]
@@ -251,7 +254,10 @@ pub fn run(args: ExportArgs) -> anyhow::Result<()> {
     }
     let mut exported = 0u64;
     let no_template = |_: u64| false;
+    let progress = crate::dedup_common::progress_bar(files.len() as u64, args.quiet, "WARC files");
     for file in &files {
+        progress.inc(1);
+        progress.set_message(format!("{exported} records exported"));
         // Request records come after their response in our files: keep the id of every
         // exported response so its request can follow it into a WARC export.
         let mut exported_ids: std::collections::HashSet<String> = Default::default();
@@ -365,6 +371,7 @@ pub fn run(args: ExportArgs) -> anyhow::Result<()> {
             args.to.join("index.cdxj").display()
         );
     }
+    progress.finish_and_clear();
     eprintln!("exported {exported} pages to {}", args.to.display());
     Ok(())
 }

@@ -1,13 +1,14 @@
 //! A progress bar's draw target for when stderr is not a terminal (a pipe, a file, a service):
-//! instead of redrawing, the bar's text becomes an info log line at most every
-//! [`PROGRESS_LINE_EVERY`]. Written here because indicatif hides bars off a terminal and has no
+//! instead of redrawing, the bar's text becomes a plain stderr line at most every
+//! [`PROGRESS_LINE_EVERY`] (not a tracing line: these commands log warnings only by default). Written here because indicatif hides bars off a terminal and has no
 //! plain-lines mode; its [`indicatif::TermLike`] seam is made for this.
 
 use std::io;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-/// Seconds between two progress lines of `dedup` (the crawl has `crawl.progress_every`).
+/// Time between two progress lines of `dedup` and `export` (the crawl has
+/// `crawl.progress_every`).
 pub const PROGRESS_LINE_EVERY: Duration = Duration::from_secs(10);
 
 #[derive(Debug)]
@@ -35,7 +36,7 @@ impl ProgressLines {
             .unwrap_or_else(|poisoned| poisoned.into_inner());
         if last.elapsed() >= self.every {
             *last = Instant::now();
-            tracing::info!("progress: {text}");
+            eprintln!("dedupcrawl: progress: {text}");
         }
     }
 }
