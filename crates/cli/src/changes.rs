@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 use dedupcrawl_crawler::{Decision, LogLine, read_crawl_log};
 
-use crate::changes_html::{ChangedUrl, write_report};
+use crate::changes_html::write_report;
 
 #[derive(clap::Args)]
 pub struct ChangesArgs {
@@ -27,13 +27,44 @@ pub struct ChangesArgs {
 }
 
 #[derive(serde::Serialize)]
-struct Change<'a> {
-    url: &'a str,
-    round: u32,
-    change: &'static str,
-    change_similarity: Option<f64>,
-    previous_digest: Option<&'a str>,
-    content_digest: Option<&'a str>,
+pub struct Change<'a> {
+    pub url: &'a str,
+    pub round: u32,
+    pub change: &'static str,
+    pub change_similarity: Option<f64>,
+    pub previous_digest: Option<&'a str>,
+    pub content_digest: Option<&'a str>,
+}
+
+/// The changes of `round` (default: the latest round in `lines`), with that round.
+pub fn changes_in_round(lines: &[LogLine], round: Option<u32>) -> (u32, Vec<Change<'_>>) {
+    let round = round
+        .or_else(|| lines.iter().map(|l| l.round).max())
+        .unwrap_or(1);
+    let changes = lines
+        .iter()
+        .filter(|l| l.round == round)
+        .filter_map(|line| {
+            Some(Change {
+                url: &line.url,
+                round,
+                change: change_of(line)?,
+                change_similarity: line.change_similarity,
+                previous_digest: line.previous_digest.as_deref(),
+                content_digest: line.content_digest.as_deref(),
+            })
+        })
+        .collect();
+    (round, changes)
+}
+
+/// How many URLs each kind of change has.
+pub fn change_counts<'a>(changes: &[Change<'a>]) -> BTreeMap<&'static str, u64> {
+    let mut counts = BTreeMap::new();
+    for change in changes {
+        *counts.entry(change.change).or_default() += 1;
+    }
+    counts
 }
 
 /// What a line of a round says changed, if it says so.
@@ -56,40 +87,17 @@ pub fn run(args: ChangesArgs) -> anyhow::Result<()> {
             path.display()
         )
     })?;
-    let round = args
-        .round
-        .or_else(|| lines.iter().map(|l| l.round).max())
-        .unwrap_or(1);
-    let mut counts: BTreeMap<&str, u64> = BTreeMap::new();
+    let (round, changes) = changes_in_round(&lines, args.round);
+    let counts = change_counts(&changes);
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    let mut report: Vec<ChangedUrl> = Vec::new();
-    for line in lines.iter().filter(|l| l.round == round) {
-        let Some(change) = change_of(line) else {
-            continue;
-        };
-        *counts.entry(change).or_default() += 1;
-        let record = Change {
-            url: &line.url,
-            round,
-            change,
-            change_similarity: line.change_similarity,
-            previous_digest: line.previous_digest.as_deref(),
-            content_digest: line.content_digest.as_deref(),
-        };
-        serde_json::to_writer(&mut out, &record)?;
+    for change in &changes {
+        serde_json::to_writer(&mut out, change)?;
         out.write_all(b"\n")?;
-        report.push(ChangedUrl {
-            url: record.url,
-            change,
-            change_similarity: record.change_similarity,
-            previous_digest: record.previous_digest,
-            content_digest: record.content_digest,
-        });
     }
     out.flush()?;
     if let Some(html) = &args.html {
-        write_report(&args.out, round, &report, html)?;
+        write_report(&args.out, round, &changes, html)?;
     }
     eprintln!("round {round}: {counts:?}");
     Ok(())

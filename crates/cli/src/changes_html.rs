@@ -9,17 +9,9 @@ use std::path::Path;
 use anyhow::Context as _;
 use similar::{ChangeTag, TextDiff};
 
+use crate::changes::Change;
 use crate::clusters::escape;
 use crate::warc_texts::each_page_text;
-
-/// One URL of the round, as the JSONL line says it.
-pub struct ChangedUrl<'a> {
-    pub url: &'a str,
-    pub change: &'static str,
-    pub change_similarity: Option<f64>,
-    pub previous_digest: Option<&'a str>,
-    pub content_digest: Option<&'a str>,
-}
 
 /// The sections of the report, in order: `change` value and heading.
 const KINDS: [(&str, &str); 5] = [
@@ -60,7 +52,7 @@ fn short_diff(old: &str, new: &str) -> String {
 pub fn write_report(
     out: &Path,
     round: u32,
-    changes: &[ChangedUrl<'_>],
+    changes: &[Change<'_>],
     path: &Path,
 ) -> anyhow::Result<()> {
     // Both versions of every changed page, by (url, payload digest).
@@ -101,7 +93,7 @@ pub fn write_report(
         counts = counts.concat(),
     );
     for (kind, heading) in KINDS {
-        let rows: Vec<&ChangedUrl> = changes.iter().filter(|c| c.change == kind).collect();
+        let rows: Vec<&Change> = changes.iter().filter(|c| c.change == kind).collect();
         html.push_str(&format!(
             "<section id=\"{kind}\"><h2>{heading} ({})</h2>",
             rows.len()

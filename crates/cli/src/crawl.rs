@@ -224,7 +224,13 @@ async fn crawl_maybe_served(
     let (listener, token) = dedupcrawl_observe::bind(address, token).await?;
     let bound = listener.local_addr().context("listening address")?;
     let mut dashboard = dedupcrawl_observe::Dashboard::new();
-    let observer = dashboard.add_crawl(&config.crawl.out.display().to_string(), false);
+    let observer = dashboard.add_crawl_with_queries(
+        &config.crawl.out.display().to_string(),
+        false,
+        Some(std::sync::Arc::new(
+            crate::dashboard_queries::CrawlOnDisk::new(config.crawl.out.clone()),
+        )),
+    );
     tracing::info!("dashboard: {}", crate::serve_access::dashboard_url(bound));
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let server = tokio::spawn(dedupcrawl_observe::serve(

@@ -1,6 +1,7 @@
 //! What both offline dedup commands (`dedup PATH...` and `dedup --warc FILE...`) share: their
 //! arguments, the index they open, the JSONL output and the summary they print.
 
+use std::io::IsTerminal as _;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -53,12 +54,28 @@ pub struct Summary {
     pub originals_with_duplicates: std::collections::HashSet<u32>,
 }
 
-/// Progress bar on stderr (hidden with `--quiet` or when stderr is not a terminal).
+/// Progress bar on stderr; when stderr is not a terminal, a progress log line every
+/// [`PROGRESS_LINE_EVERY`](crate::progress_lines::PROGRESS_LINE_EVERY) instead. `--quiet`:
+/// neither.
 pub fn progress_bar(total: u64, quiet: bool, unit: &str) -> indicatif::ProgressBar {
     if quiet {
         return indicatif::ProgressBar::hidden();
     }
     let progress = indicatif::ProgressBar::new(total);
+    if !std::io::stderr().is_terminal() {
+        progress.set_draw_target(indicatif::ProgressDrawTarget::term_like(Box::new(
+            crate::progress_lines::ProgressLines::new(crate::progress_lines::PROGRESS_LINE_EVERY),
+        )));
+        progress.set_style(
+            indicatif::ProgressStyle::with_template(&format!(
+                "{{pos}}/{{len}} {unit} ({{per_sec}}) {{msg}}"
+            ))
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        // Redrawn (and so logged when due) on a tick too, not only when a file is done.
+        progress.enable_steady_tick(std::time::Duration::from_secs(1));
+        return progress;
+    }
     progress.set_style(
         indicatif::ProgressStyle::with_template(&format!(
             "{{elapsed_precise}} [{{bar:40}}] {{pos}}/{{len}} {unit} {{per_sec}} {{msg}}"

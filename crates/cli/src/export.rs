@@ -50,6 +50,9 @@ pub struct ExportArgs {
     /// current then, without pages gone by then or first found later.
     #[arg(long, value_name = "N")]
     pub round: Option<u32>,
+    /// No progress bar (on a terminal) and no progress lines (off one).
+    #[arg(long)]
+    pub quiet: bool,
 }
 
 #[derive(serde::Serialize, Clone)]
@@ -272,7 +275,10 @@ pub fn run(args: ExportArgs) -> anyhow::Result<()> {
     }
     let mut exported = 0u64;
     let no_template = |_: u64| false;
+    let progress = crate::dedup_common::progress_bar(files.len() as u64, args.quiet, "WARC files");
     for file in &files {
+        progress.inc(1);
+        progress.set_message(format!("{exported} records exported"));
         // Request records come after their response in our files: keep the id of every
         // exported response so its request can follow it into a WARC export.
         let mut exported_ids: std::collections::HashSet<String> = Default::default();
@@ -388,6 +394,7 @@ pub fn run(args: ExportArgs) -> anyhow::Result<()> {
             args.to.join("index.cdxj").display()
         );
     }
+    progress.finish_and_clear();
     eprintln!("exported {exported} pages to {}", args.to.display());
     Ok(())
 }

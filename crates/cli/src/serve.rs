@@ -13,6 +13,7 @@ use anyhow::Context as _;
 use dedupcrawl_crawler::{LogLine, OutputPaths, observe_line, warc_files};
 use dedupcrawl_observe::{CrawlObserver, Dashboard, Gauges};
 
+use crate::dashboard_queries::CrawlOnDisk;
 use crate::serve_access::{TokenArg, dashboard_url};
 
 #[derive(Debug, clap::Args)]
@@ -51,7 +52,11 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
                 out.display()
             );
         }
-        let observer = dashboard.add_crawl(&out.display().to_string(), multiple);
+        let observer = dashboard.add_crawl_with_queries(
+            &out.display().to_string(),
+            multiple,
+            Some(Arc::new(CrawlOnDisk::new(out.clone()))),
+        );
         followers.push(LogFollower::new(paths, observer));
     }
     let (listener, token) = dedupcrawl_observe::bind(args.listen, args.token.resolve()).await?;

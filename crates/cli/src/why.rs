@@ -30,7 +30,7 @@ pub struct WhyArgs {
 const MAX_VIA_HOPS: usize = 64;
 
 #[derive(Debug, Serialize)]
-struct Why {
+pub struct Why {
     url: String,
     decision: Decision,
     status: Option<u16>,
@@ -85,7 +85,7 @@ pub fn run(args: WhyArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn explain(out: &Path, url: &str) -> anyhow::Result<Why> {
+pub fn explain(out: &Path, url: &str) -> anyhow::Result<Why> {
     let paths = OutputPaths::new(out);
     let lines = read_crawl_log(&paths.crawl_log)
         .with_context(|| format!("{} is not a crawl output directory", out.display()))?;

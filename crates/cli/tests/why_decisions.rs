@@ -4,7 +4,6 @@
 mod support;
 
 use std::collections::BTreeMap;
-use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
@@ -12,21 +11,13 @@ use dedupcrawl_crawler::{Decision, LogLine, read_crawl_log};
 use dedupcrawl_testsite::{TestSite, TestSiteOptions};
 use serde_json::Value;
 
-use support::run;
+use support::{run, why};
 
 /// Test-sized timeouts; near duplicates keep their text (metadata) so `why` can show blocks.
 const CONFIG: &str = "[crawl]\nprogress = false\nconcurrency = 8\n\n[fetch]\nconnect_timeout = 1.0\n\
                       read_timeout = 1.0\ntotal_timeout = 2.0\nretry_backoff = 0.2\n\
                       max_retry_after = 5.0\nrobots_retry = 1.0\nmax_body_bytes = 2097152\n\n\
                       [archive]\nnear_duplicates = \"metadata\"\n";
-
-fn why(out: &Path, url: &str) -> Value {
-    let output = run(Command::new(env!("CARGO_BIN_EXE_dedupcrawl"))
-        .args(["why", "--json"])
-        .arg(out)
-        .arg(url));
-    serde_json::from_slice(&output.stdout).expect("why --json prints JSON")
-}
 
 #[test]
 fn why_explains_every_decision_kind_of_a_fixture_crawl() {
@@ -56,8 +47,8 @@ fn why_explains_every_decision_kind_of_a_fixture_crawl() {
         .arg("--seed")
         .arg(site.host_b_url()));
 
-    // The last line per URL, one URL per decision kind (`contained`, `out_of_scope` and
-    // `filtered` are checked when this crawl has them).
+    // The last line per URL, one URL per decision kind (`contained`, `out_of_scope` and the
+    // recrawl kinds are in why_recrawl_decisions.rs).
     let mut last: BTreeMap<String, LogLine> = BTreeMap::new();
     for line in read_crawl_log(&out.join("crawl.log.jsonl")).expect("crawl log") {
         last.insert(line.url.clone(), line);
@@ -83,6 +74,7 @@ fn why_explains_every_decision_kind_of_a_fixture_crawl() {
         "exact_duplicate",
         "near_duplicate",
         "robots_disallowed",
+        "filtered",
         "error",
     ] {
         assert!(

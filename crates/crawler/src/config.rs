@@ -68,8 +68,11 @@ pub struct CrawlSettings {
     pub max_links_per_page: usize,
     /// Seed the frontier from robots.txt `Sitemap:` lines and `/sitemap.xml`.
     pub sitemaps: bool,
-    /// Show a progress bar when stderr is a terminal.
+    /// Show a progress bar when stderr is a terminal, a progress log line every
+    /// `progress_every` seconds when it is not (`--quiet`: neither).
     pub progress: bool,
+    /// Seconds between two progress log lines when stderr is not a terminal.
+    pub progress_every: f64,
     /// Seconds between two checkpoints of the state: sled is flushed and the WARC position
     /// it covers is recorded, so a resume rescans only the WARC written after it.
     pub checkpoint_every: f64,
@@ -92,6 +95,7 @@ impl Default for CrawlSettings {
             max_links_per_page: 5000,
             sitemaps: true,
             progress: true,
+            progress_every: 10.0,
             checkpoint_every: 2.0,
         }
     }
@@ -514,6 +518,7 @@ impl CrawlConfig {
         seconds("crawl.delay", c.delay)?;
         seconds("crawl.max_crawl_delay", c.max_crawl_delay)?;
         positive_seconds("crawl.checkpoint_every", c.checkpoint_every)?;
+        positive_seconds("crawl.progress_every", c.progress_every)?;
         if c.user_agent.trim().is_empty() || c.user_agent.contains(['\r', '\n']) {
             return Err(CrawlError::ConfigValue(
                 "crawl.user_agent must be a non-empty single line".into(),

@@ -653,15 +653,47 @@ fn update_progress(bar: &ProgressBar, engine: &Engine, started: Instant) {
     if bar.is_hidden() {
         return;
     }
+    bar.set_message(progress_message(engine, started));
+}
+
+fn progress_message(engine: &Engine, started: Instant) -> String {
     let fetched = engine.progress.fetched.load(Ordering::Relaxed);
     let rate = fetched as f64 / started.elapsed().as_secs_f64().max(0.001);
     let queued = engine.frontier.stats().map(|s| s.queued).unwrap_or(0);
-    bar.set_message(format!(
-        "fetched {fetched} ({rate:.1}/s)  archived {}  duplicates {}  errors {}  queued {queued}",
+    let bytes_saved = lock(&engine.log).report.total.bytes_saved;
+    format!(
+        "fetched {fetched} ({rate:.1}/s)  archived {}  duplicates {}  errors {}  queued {queued}  \
+         bytes saved {bytes_saved}",
         engine.progress.archived.load(Ordering::Relaxed),
         engine.progress.duplicates.load(Ordering::Relaxed),
         engine.progress.errors.load(Ordering::Relaxed),
-    ));
+    )
+}
+
+/// When stderr is not a terminal (no bar), a plain log line every `crawl.progress_every`
+/// seconds: logs of a crawl run by a service or piped to a file still show it moving.
+struct ProgressLines {
+    every: Option<Duration>,
+    last: Instant,
+}
+
+impl ProgressLines {
+    fn new(config: &CrawlConfig) -> ProgressLines {
+        let wanted = config.crawl.progress && !std::io::stderr().is_terminal();
+        ProgressLines {
+            every: wanted.then(|| Duration::from_secs_f64(config.crawl.progress_every)),
+            last: Instant::now(),
+        }
+    }
+
+    fn tick(&mut self, engine: &Engine, started: Instant) {
+        if let Some(every) = self.every
+            && self.last.elapsed() >= every
+        {
+            self.last = Instant::now();
+            tracing::info!("progress: {}", progress_message(engine, started));
+        }
+    }
 }
 
 /// How often the crawl says which hosts it waits for (hosts in backoff after failures).
@@ -671,6 +703,7 @@ const WAITING_NOTE_EVERY: Duration = Duration::from_secs(30);
 /// finished (frontier empty) rather than stopped (budget, interrupt).
 async fn main_loop(engine: &Arc<Engine>) -> Result<bool, CrawlError> {
     let bar = progress_bar(&engine.config);
+    let mut progress_lines = ProgressLines::new(&engine.config);
     let started = Instant::now();
     let mut tasks: JoinSet<Result<TaskOutput, CrawlError>> = JoinSet::new();
     let mut stopping = false;
@@ -702,6 +735,7 @@ async fn main_loop(engine: &Arc<Engine>) -> Result<bool, CrawlError> {
                 .map_err(|e| CrawlError::Worker(e.to_string()))??;
         }
         update_progress(&bar, engine, started);
+        progress_lines.tick(engine, started);
         if last_sample.elapsed() >= SAMPLE_EVERY {
             last_sample = Instant::now();
             engine.observe_sizes();

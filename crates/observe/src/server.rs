@@ -5,6 +5,9 @@
 //! | `/` | the dashboard (HTML, JS and CSS embedded in the binary, no build step) |
 //! | `/api/crawls` | the crawls served: `[{"id": 0, "name": "OUT"}]` |
 //! | `/api/state?crawl=N` | a [`Snapshot`](crate::Snapshot) of crawl N (default 0) |
+//! | `/api/clusters?crawl=N&page=P&q=TEXT` | a page of duplicate clusters (search by URL) |
+//! | `/api/why?crawl=N&url=URL` | what `why OUT URL --json` prints |
+//! | `/api/changes?crawl=N` | the latest recrawl round's changes (`changes OUT`) |
 //! | `/metrics` | OpenMetrics text (Prometheus scrapes it), every crawl's metrics |
 
 use std::net::SocketAddr;
@@ -22,6 +25,7 @@ use tokio::net::TcpListener;
 use crate::access::{AccessToken, require_token};
 use crate::error::ServeError;
 use crate::observer::CrawlObserver;
+use crate::queries::{ClusterQuery, CrawlQueries, QueryError};
 
 const PAGE: &str = include_str!("assets/dashboard.html");
 const SCRIPT: &str = include_str!("assets/dashboard.js");
@@ -30,7 +34,14 @@ const STYLE: &str = include_str!("assets/dashboard.css");
 /// The crawls one server shows, and the registry their metrics are in.
 pub struct Dashboard {
     registry: Registry,
-    crawls: Vec<(String, Arc<CrawlObserver>)>,
+    crawls: Vec<ServedCrawl>,
+}
+
+struct ServedCrawl {
+    name: String,
+    observer: Arc<CrawlObserver>,
+    /// None: a crawl not on disk (tests); its clusters, why and changes answer 404.
+    queries: Option<Arc<dyn CrawlQueries>>,
 }
 
 impl Default for Dashboard {
@@ -50,6 +61,16 @@ impl Dashboard {
     /// Adds a crawl named `name`; its metrics carry the label `crawl="NAME"` when the server
     /// shows more than one crawl (`multiple`), none otherwise.
     pub fn add_crawl(&mut self, name: &str, multiple: bool) -> Arc<CrawlObserver> {
+        self.add_crawl_with_queries(name, multiple, None)
+    }
+
+    /// As [`Dashboard::add_crawl`], for a crawl whose files answer the dashboard's questions.
+    pub fn add_crawl_with_queries(
+        &mut self,
+        name: &str,
+        multiple: bool,
+        queries: Option<Arc<dyn CrawlQueries>>,
+    ) -> Arc<CrawlObserver> {
         let registry = if multiple {
             self.registry
                 .sub_registry_with_label(("crawl".into(), name.to_string().into()))
@@ -57,7 +78,11 @@ impl Dashboard {
             &mut self.registry
         };
         let observer = Arc::new(CrawlObserver::new(registry));
-        self.crawls.push((name.to_string(), Arc::clone(&observer)));
+        self.crawls.push(ServedCrawl {
+            name: name.to_string(),
+            observer: Arc::clone(&observer),
+            queries,
+        });
         observer
     }
 
@@ -72,6 +97,9 @@ impl Dashboard {
             .route("/dashboard.css", get(|| async { asset(STYLE, "text/css") }))
             .route("/api/crawls", get(crawls))
             .route("/api/state", get(state))
+            .route("/api/clusters", get(clusters))
+            .route("/api/why", get(why))
+            .route("/api/changes", get(changes))
             .route("/metrics", get(metrics))
             .with_state(Arc::new(self))
             .layer(axum::middleware::from_fn_with_state(token, require_token))
@@ -129,7 +157,10 @@ async fn crawls(State(dashboard): State<Arc<Dashboard>>) -> Response {
         .crawls
         .iter()
         .enumerate()
-        .map(|(id, (name, _))| CrawlEntry { id, name })
+        .map(|(id, crawl)| CrawlEntry {
+            id,
+            name: &crawl.name,
+        })
         .collect();
     axum::Json(list).into_response()
 }
@@ -145,8 +176,81 @@ async fn state(
     Query(query): Query<StateQuery>,
 ) -> Response {
     match dashboard.crawls.get(query.crawl) {
-        Some((_, observer)) => axum::Json(observer.snapshot()).into_response(),
+        Some(crawl) => axum::Json(crawl.observer.snapshot()).into_response(),
         None => (StatusCode::NOT_FOUND, "no such crawl\n").into_response(),
+    }
+}
+
+#[derive(Deserialize)]
+struct ClustersQuery {
+    #[serde(default)]
+    crawl: usize,
+    #[serde(default)]
+    page: usize,
+    #[serde(default)]
+    q: String,
+}
+
+async fn clusters(
+    State(dashboard): State<Arc<Dashboard>>,
+    Query(query): Query<ClustersQuery>,
+) -> Response {
+    let question = ClusterQuery {
+        page: query.page,
+        search: query.q,
+    };
+    ask(&dashboard, query.crawl, move |queries| {
+        queries.clusters(&question)
+    })
+    .await
+}
+
+#[derive(Deserialize)]
+struct WhyQuery {
+    #[serde(default)]
+    crawl: usize,
+    url: String,
+}
+
+async fn why(State(dashboard): State<Arc<Dashboard>>, Query(query): Query<WhyQuery>) -> Response {
+    ask(&dashboard, query.crawl, move |queries| {
+        queries.why(&query.url)
+    })
+    .await
+}
+
+async fn changes(
+    State(dashboard): State<Arc<Dashboard>>,
+    Query(query): Query<StateQuery>,
+) -> Response {
+    ask(&dashboard, query.crawl, |queries| queries.changes()).await
+}
+
+/// Runs a query on a blocking thread (it reads the crawl's files) and answers with its JSON.
+async fn ask(
+    dashboard: &Dashboard,
+    crawl: usize,
+    question: impl FnOnce(&dyn CrawlQueries) -> Result<serde_json::Value, QueryError> + Send + 'static,
+) -> Response {
+    let Some(served) = dashboard.crawls.get(crawl) else {
+        return (StatusCode::NOT_FOUND, "no such crawl\n").into_response();
+    };
+    let Some(queries) = served.queries.clone() else {
+        return (
+            StatusCode::NOT_FOUND,
+            "this crawl has no files to ask about\n",
+        )
+            .into_response();
+    };
+    match tokio::task::spawn_blocking(move || question(queries.as_ref())).await {
+        Ok(Ok(answer)) => axum::Json(answer).into_response(),
+        Ok(Err(QueryError::NotFound(message))) => {
+            (StatusCode::NOT_FOUND, format!("{message}\n")).into_response()
+        }
+        Ok(Err(QueryError::Failed(message))) => {
+            (StatusCode::INTERNAL_SERVER_ERROR, format!("{message}\n")).into_response()
+        }
+        Err(error) => (StatusCode::INTERNAL_SERVER_ERROR, format!("{error}\n")).into_response(),
     }
 }
 

@@ -4,8 +4,11 @@
 // Each test binary that includes this module uses only part of it.
 #![allow(dead_code)]
 
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::time::{Duration, Instant};
 
 /// Runs `command`, which must succeed (its stderr is shown when it does not).
 pub fn run(command: &mut Command) -> Output {
@@ -52,4 +55,34 @@ pub fn wget_warc(work: &Path, urls: &[String]) -> PathBuf {
     let warc = work.join("wget.warc.gz");
     assert!(warc.exists(), "wget wrote no WARC");
     warc
+}
+
+/// What `dedupcrawl why --json OUT URL` prints, parsed.
+pub fn why(out: &Path, url: &str) -> serde_json::Value {
+    let output = run(Command::new(env!("CARGO_BIN_EXE_dedupcrawl"))
+        .args(["why", "--json"])
+        .arg(out)
+        .arg(url));
+    serde_json::from_slice(&output.stdout).expect("why --json prints JSON")
+}
+
+/// The body of a GET that must answer 200 (HTTP/1.0: the server closes after the answer),
+/// retried until the server listens.
+pub fn http_get(address: SocketAddr, path: &str) -> String {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let mut stream = loop {
+        match TcpStream::connect(address) {
+            Ok(stream) => break stream,
+            Err(error) => {
+                assert!(Instant::now() < deadline, "{address}: {error}");
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        }
+    };
+    write!(stream, "GET {path} HTTP/1.0\r\nHost: {address}\r\n\r\n").expect("send");
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).expect("read");
+    let (head, body) = answer.split_once("\r\n\r\n").expect("an HTTP answer");
+    assert!(head.starts_with("HTTP/1.0 200"), "{path}: {head}\n{body}");
+    body.to_string()
 }

@@ -23,6 +23,22 @@ function cell(row, text, className) {
   return td;
 }
 
+// A URL cell whose link shows the URL's `why` (the link sets the page's #why=URL).
+function urlCell(row, url) {
+  const td = cell(row, "");
+  td.appendChild(urlLink(url));
+  td.title = url;
+  return td;
+}
+
+function urlLink(url) {
+  const link = document.createElement("a");
+  link.className = "url";
+  link.href = `#why=${encodeURIComponent(url)}`;
+  link.textContent = url;
+  return link;
+}
+
 function seconds(s) {
   if (s === null || s === undefined) return "";
   return s <= 0 ? "now" : `${s.toFixed(1)} s`;
@@ -68,7 +84,7 @@ function renderRecent(state) {
     cell(row, d.ts.replace(/^.*T/, "").replace("Z", ""));
     cell(row, d.decision, `d-${d.decision}`);
     cell(row, d.status);
-    cell(row, d.url).title = d.url;
+    urlCell(row, d.url);
     cell(row, d.duplicate_of).title = d.duplicate_of || "";
     cell(row, d.similarity === null ? "" : d.similarity.toFixed(3));
     cell(row, d.detail).title = d.detail || "";
@@ -106,6 +122,137 @@ function renderChart(state) {
   }
 }
 
+// The clusters browser: a page of /api/clusters, searched by URL.
+let clusterPage = 0;
+
+async function loadClusters() {
+  const box = document.getElementById("clusters");
+  const q = document.getElementById("cluster-q").value;
+  const response = await fetch(withToken(`api/clusters?crawl=${crawlId}&page=${clusterPage}&q=${encodeURIComponent(q)}`));
+  if (!response.ok) { box.textContent = await response.text(); return; }
+  const answer = await response.json();
+  clusterPage = answer.page;
+  document.getElementById("cluster-page").textContent =
+    `page ${answer.page + 1} of ${answer.pages}: ${answer.matching} of ${answer.total_clusters} clusters`;
+  box.replaceChildren();
+  for (const cluster of answer.clusters) {
+    const details = document.createElement("details");
+    details.className = "cluster";
+    details.open = answer.clusters.length <= 5;
+    const summary = document.createElement("summary");
+    summary.appendChild(urlLink(cluster.representative));
+    summary.append(` — ${cluster.size} pages` +
+      (cluster.min_similarity === null ? "" : `, similarity ≥ ${cluster.min_similarity.toFixed(3)}`));
+    details.appendChild(summary);
+    const table = document.createElement("table");
+    table.innerHTML = "<thead><tr><th>url</th><th>decision</th><th>duplicate of</th><th>similarity</th></tr></thead>";
+    const body = document.createElement("tbody");
+    for (const member of cluster.members) {
+      const row = document.createElement("tr");
+      urlCell(row, member.url);
+      cell(row, member.decision, `d-${member.decision}`);
+      if (member.duplicate_of === cluster.representative) cell(row, "(the representative)");
+      else urlCell(row, member.duplicate_of);
+      cell(row, member.similarity === null ? "" : member.similarity.toFixed(3));
+      body.appendChild(row);
+    }
+    table.appendChild(body);
+    details.appendChild(table);
+    if (cluster.contains && cluster.contains.length) {
+      const list = document.createElement("ul");
+      for (const url of cluster.contains) {
+        const item = document.createElement("li");
+        item.append("contains ", urlLink(url));
+        list.appendChild(item);
+      }
+      details.appendChild(list);
+    }
+    box.appendChild(details);
+  }
+}
+
+// The why panel: what `why OUT URL --json` says, for the URL in #why=URL.
+async function showWhy() {
+  const panel = document.getElementById("why-panel");
+  const match = location.hash.match(/^#why=(.*)$/);
+  if (!match) { panel.hidden = true; return; }
+  const url = decodeURIComponent(match[1]);
+  panel.hidden = false;
+  document.getElementById("why-url").textContent = url;
+  const summary = document.getElementById("why-summary");
+  const json = document.getElementById("why-json");
+  summary.replaceChildren();
+  const response = await fetch(withToken(`api/why?crawl=${crawlId}&url=${encodeURIComponent(url)}`));
+  if (!response.ok) { json.textContent = ""; summary.textContent = await response.text(); return; }
+  const why = await response.json();
+  json.textContent = JSON.stringify(why, null, 2);
+  const add = (term, value) => {
+    if (value === null || value === undefined || value === "" || (Array.isArray(value) && !value.length)) return;
+    const dt = document.createElement("dt");
+    dt.textContent = term;
+    const dd = document.createElement("dd");
+    dd.dataset.key = term;
+    dd.textContent = Array.isArray(value) ? value.join(" → ") : String(value);
+    summary.append(dt, dd);
+  };
+  add("decision", why.decision);
+  add("reason", why.reason);
+  add("status", why.status);
+  add("error", why.error);
+  add("note", why.note);
+  if (why.duplicate) {
+    add("duplicate of", why.duplicate.of);
+    add("similarity", why.duplicate.similarity === null ? null : why.duplicate.similarity.toFixed(3));
+    add("method", why.duplicate.method);
+  }
+  add("redirect chain", why.redirect_chain.length > 1 ? why.redirect_chain : null);
+  add("found via", why.found_via);
+  // The panel is at the top of the page: bring it into view after a click further down.
+  window.scrollTo(0, 0);
+}
+
+async function loadChanges() {
+  const response = await fetch(withToken(`api/changes?crawl=${crawlId}`));
+  const summary = document.getElementById("changes-summary");
+  const body = document.querySelector("#changes tbody");
+  if (!response.ok) { summary.textContent = await response.text(); return; }
+  const answer = await response.json();
+  body.replaceChildren();
+  if (answer.round <= 1) { summary.textContent = "Not a recrawl: one round so far."; return; }
+  const counts = Object.entries(answer.counts).map(([k, v]) => `${v} ${k}`).join(", ");
+  summary.textContent = `Round ${answer.round}: ${counts || "nothing yet"}.`;
+  for (const change of answer.changes) {
+    const row = document.createElement("tr");
+    cell(row, change.change, `c-${change.change}`);
+    urlCell(row, change.url);
+    cell(row, change.change_similarity === null ? "" : change.change_similarity.toFixed(3));
+    body.appendChild(row);
+  }
+}
+
+function setUpPanels() {
+  const params = new URLSearchParams(location.search);
+  document.getElementById("cluster-q").value = params.get("q") || "";
+  document.getElementById("cluster-search").onsubmit = (event) => {
+    event.preventDefault();
+    clusterPage = 0;
+    loadClusters();
+  };
+  document.getElementById("cluster-previous").onclick = () => { clusterPage = Math.max(0, clusterPage - 1); loadClusters(); };
+  document.getElementById("cluster-next").onclick = () => { clusterPage += 1; loadClusters(); };
+  document.getElementById("why-close").onclick = () => { location.hash = ""; };
+  window.addEventListener("hashchange", showWhy);
+}
+
+// Clusters and changes read the crawl's files: refreshed every few seconds, not every second.
+let slowTicks = 0;
+function slowRefresh() {
+  if (++slowTicks % 5 === 0) {
+    loadClusters();
+    loadChanges();
+  }
+}
+
 async function loadCrawls() {
   const response = await fetch(withToken("api/crawls"));
   const crawls = await response.json();
@@ -117,7 +264,7 @@ async function loadCrawls() {
     option.textContent = crawl.name;
     select.appendChild(option);
   }
-  select.onchange = () => { crawlId = Number(select.value); refresh(); };
+  select.onchange = () => { crawlId = Number(select.value); clusterPage = 0; refresh(); loadClusters(); loadChanges(); showWhy(); };
   document.getElementById("metrics-link").href = withToken("metrics");
 }
 
@@ -140,5 +287,6 @@ async function refresh() {
   }
 }
 
-loadCrawls().then(refresh);
-setInterval(refresh, 1000);
+setUpPanels();
+loadCrawls().then(() => Promise.all([refresh(), loadClusters(), loadChanges(), showWhy()]));
+setInterval(() => { refresh(); slowRefresh(); }, 1000);
