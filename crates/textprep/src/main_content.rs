@@ -139,6 +139,10 @@ impl ContentMask {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct PageExtractor;
 
+/// Largest page given to the page-level extractor, bytes (15 of the Rust docs' pages are
+/// larger: source listings and the reference on one page; their per-page rules decide).
+pub const EXTRACTOR_MAX_BYTES: usize = 2 * 1024 * 1024;
+
 impl PageExtractor {
     /// The extractor's main text of the page (empty when it finds none).
     pub fn text(&self, html: &str, url: Option<&str>) -> String {
@@ -158,8 +162,10 @@ impl PageExtractor {
     /// [`ExtractedPage::links_left_out`]) is not given to the extractor: its DOM of every
     /// link would cost far more than the page (about 800 MB for 500,000 links, measured by
     /// `crates/cli/tests/link_flood_rss.rs`); the caller's fallback decides such a page.
+    /// Nor is a page over [`EXTRACTOR_MAX_BYTES`]: the extractor's DOM costs about 100 times
+    /// the page (1 GB for a 10 MB body, `crates/crawler/tests/hostile_servers.rs`).
     pub fn mask(&self, html: &str, url: Option<&str>, page: &ExtractedPage) -> Option<Vec<bool>> {
-        if page.links_left_out > 0 {
+        if page.links_left_out > 0 || html.len() > EXTRACTOR_MAX_BYTES {
             return None;
         }
         let text = self.text(html, url);
