@@ -138,6 +138,16 @@ impl Engine {
                     continue;
                 }
             };
+            if response.body_truncated {
+                // A sitemap may be 50 MB (the protocol's limit); the URLs in the part that
+                // fits are still taken.
+                tracing::info!(
+                    sitemap = %sitemap_url,
+                    "sitemap larger than fetch.max_body_bytes = {}: reading its first {} bytes",
+                    self.fetcher.config().max_body_bytes,
+                    response.body.len()
+                );
+            }
             let sitemap = match parse_sitemap(&response.body) {
                 Ok(sitemap) => sitemap,
                 Err(error) => {

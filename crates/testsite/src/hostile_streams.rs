@@ -21,9 +21,13 @@ pub enum Stream {
     BrotliBomb { decoded: u64 },
     /// 200 text/html, `Transfer-Encoding: chunked`, 64 KiB chunks of HTML that never end.
     EndlessChunked,
-    /// 200 application/xml with `Content-Length: bytes`: a urlset whose `<loc>`s are
-    /// `{base}sitemap-url/N`, padded with whitespace to exactly `bytes`.
-    Sitemap { bytes: u64, base: String },
+    /// 200 application/xml with `Content-Length: bytes`: a urlset of `first`, then `repeat`
+    /// over and over, padded with whitespace to exactly `bytes`.
+    Sitemap {
+        bytes: u64,
+        first: Vec<String>,
+        repeat: String,
+    },
     /// 200 text/plain with `Content-Length: bytes`: `before` bytes of comment lines, then
     /// `rules`, then comment lines up to `bytes`.
     Robots {
@@ -64,7 +68,11 @@ pub(crate) async fn send(
                 socket.write_all(chunk.as_bytes()).await?;
             }
         }
-        Stream::Sitemap { bytes, base } => {
+        Stream::Sitemap {
+            bytes,
+            first,
+            repeat,
+        } => {
             let head = format!(
                 "HTTP/1.1 200 OK\r\nContent-Type: application/xml\r\n\
                  Content-Length: {bytes}\r\nConnection: close\r\n\r\n"
@@ -75,14 +83,13 @@ pub(crate) async fn send(
             let close = "</urlset>\n";
             let mut sent = 0u64;
             let mut piece = String::from(open);
-            let mut n = 0u64;
-            loop {
-                let entry = format!("<url><loc>{base}sitemap-url/{n}</loc></url>\n");
+            let mut locs = first.iter().chain(std::iter::repeat(&repeat));
+            while let Some(loc) = locs.next() {
+                let entry = format!("<url><loc>{loc}</loc></url>\n");
                 if sent + (piece.len() + entry.len() + close.len()) as u64 > bytes {
                     break;
                 }
                 piece.push_str(&entry);
-                n += 1;
                 if piece.len() >= PIECE {
                     socket.write_all(piece.as_bytes()).await?;
                     sent += piece.len() as u64;
