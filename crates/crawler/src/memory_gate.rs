@@ -104,8 +104,14 @@ mod tests {
     #[test]
     fn reads_kib_fields() {
         let status = "Name:\tx\nVmHWM:\t  204800 kB\nVmRSS:\t  102400 kB\n";
-        assert_eq!(status_field_bytes(status, "VmRSS:"), Some(100 * 1024 * 1024));
-        assert_eq!(status_field_bytes(status, "VmHWM:"), Some(200 * 1024 * 1024));
+        assert_eq!(
+            status_field_bytes(status, "VmRSS:"),
+            Some(100 * 1024 * 1024)
+        );
+        assert_eq!(
+            status_field_bytes(status, "VmHWM:"),
+            Some(200 * 1024 * 1024)
+        );
         assert_eq!(status_field_bytes(status, "VmSwap:"), None);
     }
 

@@ -135,10 +135,7 @@ fn quoted(target: &Url) -> String {
 mod tests {
     use super::*;
 
-    fn guard<'a>(
-        public: &'a [IpAddr],
-        resolve: &'a BTreeMap<String, IpAddr>,
-    ) -> RedirectGuard<'a> {
+    fn guard<'a>(public: &'a [IpAddr], resolve: &'a BTreeMap<String, IpAddr>) -> RedirectGuard<'a> {
         RedirectGuard {
             allow_private: false,
             public_addresses: public,
@@ -174,7 +171,8 @@ mod tests {
 
     #[test]
     fn public_to_private_is_refused_private_to_private_is_not() {
-        let resolve = BTreeMap::from([("intranet.example".to_string(), "10.0.0.5".parse().unwrap())]);
+        let resolve =
+            BTreeMap::from([("intranet.example".to_string(), "10.0.0.5".parse().unwrap())]);
         let g = guard(&[], &resolve);
         let public = Some("93.184.215.14".parse().unwrap());
         let source = url("http://example.org/");
@@ -188,9 +186,16 @@ mod tests {
             let note = g.refusal(&source, public, &url(target));
             assert!(note.is_some_and(|n| n.contains("refused")), "{target}");
         }
-        assert_eq!(g.refusal(&source, public, &url("http://example.com/")), None);
         assert_eq!(
-            g.refusal(&url("http://127.0.0.1/"), None, &url("http://127.0.0.1:81/")),
+            g.refusal(&source, public, &url("http://example.com/")),
+            None
+        );
+        assert_eq!(
+            g.refusal(
+                &url("http://127.0.0.1/"),
+                None,
+                &url("http://127.0.0.1:81/")
+            ),
             None
         );
     }
@@ -201,14 +206,15 @@ mod tests {
         let mut g = guard(&[], &resolve);
         g.allow_private = true;
         let source = url("http://127.0.0.1/");
-        for target in ["file:///etc/passwd", "ftp://example.org/x", "data:text/html,hi"] {
+        for target in [
+            "file:///etc/passwd",
+            "ftp://example.org/x",
+            "data:text/html,hi",
+        ] {
             let note = g.refusal(&source, None, &url(target)).expect("refused");
             assert!(note.contains("scheme is not fetched"), "{note}");
         }
-        assert_eq!(
-            g.refusal(&source, None, &url("http://127.0.0.1:81/")),
-            None
-        );
+        assert_eq!(g.refusal(&source, None, &url("http://127.0.0.1:81/")), None);
     }
 
     #[test]
@@ -217,11 +223,16 @@ mod tests {
         let public = ["127.0.0.2".parse().unwrap()];
         let g = guard(&public, &resolve);
         let from = Some(public[0]);
-        assert!(g
-            .refusal(&url("http://127.0.0.2/"), from, &url("http://127.0.0.1/"))
-            .is_some());
+        assert!(
+            g.refusal(&url("http://127.0.0.2/"), from, &url("http://127.0.0.1/"))
+                .is_some()
+        );
         assert_eq!(
-            g.refusal(&url("http://127.0.0.2/"), from, &url("http://127.0.0.2:81/")),
+            g.refusal(
+                &url("http://127.0.0.2/"),
+                from,
+                &url("http://127.0.0.2:81/")
+            ),
             None
         );
     }

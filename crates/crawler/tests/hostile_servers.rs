@@ -15,107 +15,16 @@
 
 mod common;
 
-use std::net::{IpAddr, Ipv4Addr};
-use std::sync::{Arc, OnceLock};
+use std::net::IpAddr;
 use std::time::{Duration, Instant};
 
 use dedupcrawl_crawler::{Decision, LogLine, run_crawl};
-use dedupcrawl_testsite::hostile::{Behaviour, HostileHost, page_html};
-use dedupcrawl_testsite::hostile_streams::{
-    Stream, empty_status, lying_length, many_headers, raw_answer, redirect_to,
-};
+use dedupcrawl_testsite::hostile_site::{HostileSite, PUBLIC_ADDRESS};
 
-/// Decoded size of the bombs: 10 GB.
-const BOMB_BYTES: u64 = 10_000_000_000;
 /// `crawl.max_memory_mb` of the crawl, and the bound on its peak resident set.
 const MAX_MEMORY_MB: u64 = 256;
 /// The whole crawl ends within this.
 const TIME_LIMIT: Duration = Duration::from_secs(120);
-
-const HOSTILE_PATHS: [&str; 10] = [
-    "gzip-bomb",
-    "brotli-bomb",
-    "endless-chunked",
-    "header-1mb",
-    "headers-10000",
-    "length-shorter",
-    "redirect-file",
-    "redirect-ftp",
-    "redirect-data",
-    "bad-utf8",
-];
-
-/// A page of its own prose (`k`: no two are near duplicates) linking `paths`.
-fn links_page(k: usize, title: &str, paths: &[&str]) -> String {
-    let links: String = paths
-        .iter()
-        .map(|p| format!("<a href=\"/{p}\">{p}</a>\n"))
-        .collect();
-    format!(
-        "<!doctype html><html><head><title>{title}</title></head><body><main>{}</main>{links}\
-         </body></html>",
-        page_html(k, 1)
-    )
-}
-
-fn main_route(path: &str, base: &str) -> Behaviour {
-    match path {
-        "/" => {
-            let mut paths = HOSTILE_PATHS.to_vec();
-            paths.extend(["page/1", "page/2"]);
-            Behaviour::Html(links_page(30, "Hostile", &paths))
-        }
-        "/robots.txt" => Behaviour::NotFound,
-        // One URL found nowhere else, then a known page over and over (the frontier has
-        // seen it: nothing more is fetched).
-        "/sitemap.xml" => Behaviour::Stream(Stream::Sitemap {
-            bytes: 50 * 1024 * 1024,
-            first: vec![format!("{base}from-sitemap")],
-            repeat: format!("{base}page/1"),
-        }),
-        "/from-sitemap" => Behaviour::Html(page_html(40, 1)),
-        "/gzip-bomb" => Behaviour::Stream(Stream::GzipBomb {
-            decoded: BOMB_BYTES,
-        }),
-        "/brotli-bomb" => Behaviour::Stream(Stream::BrotliBomb {
-            decoded: BOMB_BYTES,
-        }),
-        "/endless-chunked" => Behaviour::Stream(Stream::EndlessChunked),
-        "/header-1mb" => Behaviour::HugeHeader {
-            bytes: 1024 * 1024,
-            chunk: 8 * 1024,
-            interval: Duration::ZERO,
-        },
-        "/headers-10000" => Behaviour::Raw(many_headers(10_000, &page_html(3, 1))),
-        "/length-shorter" => {
-            let body = page_html(4, 1);
-            Behaviour::Raw(lying_length(1000, body.as_bytes()))
-        }
-        "/redirect-file" => Behaviour::Raw(redirect_to("file:///etc/passwd")),
-        "/redirect-ftp" => Behaviour::Raw(redirect_to("ftp://127.0.0.1/pub/file")),
-        "/redirect-data" => Behaviour::Raw(redirect_to("data:text/html,<h1>hi</h1>")),
-        "/bad-utf8" => {
-            let mut body = page_html(5, 1).into_bytes();
-            let at = body.len() - "</body></html>".len();
-            body.splice(at..at, b"<a href=\"/utf8-\xff\xfe-\xc3(\">bad</a>".iter().copied());
-            Behaviour::Raw(raw_answer(
-                "200 OK",
-                &[
-                    "Content-Type: text/html; charset=utf-8".into(),
-                    format!("Content-Length: {}", body.len()),
-                ],
-                &body,
-            ))
-        }
-        _ => match path
-            .strip_prefix("/page/")
-            .and_then(|k| k.parse::<usize>().ok())
-        {
-            Some(k) => Behaviour::Html(page_html(100 + k, 1)),
-            None => Behaviour::NotFound,
-        },
-    }
-}
 
 fn line_for<'a>(lines: &'a [LogLine], url: &str) -> &'a LogLine {
     let found: Vec<&LogLine> = lines.iter().filter(|l| l.url == url).collect();
@@ -145,74 +54,21 @@ fn peak_rss_mib() -> f64 {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hostile_servers_end_with_clear_log_lines_and_bounded_memory() {
-    // The sitemap's URLs are on the main host: its base is only known once it listens.
-    let base = Arc::new(OnceLock::<String>::new());
-    let main = HostileHost::start_at(Ipv4Addr::LOCALHOST, 0, {
-        let base = Arc::clone(&base);
-        move |path| main_route(path, base.get().map_or("", String::as_str))
-    })
-    .await
-    .expect("main host");
+    let site = HostileSite::start().await.expect("hostile hosts");
+    let HostileSite {
+        main,
+        robots_5xx,
+        robots_4xx,
+        robots_10mb,
+        ..
+    } = &site;
     let main_url = main.url();
-    base.set(main_url.clone()).expect("set once");
-    let public_ip = Ipv4Addr::new(127, 0, 0, 2);
-    let loopback_target = format!("{main_url}page/9");
-    let public = HostileHost::start_at(public_ip, 0, {
-        let target = loopback_target.clone();
-        move |path| match path {
-            "/to-loopback" => Behaviour::Raw(redirect_to(&target)),
-            _ => Behaviour::NotFound,
-        }
-    })
-    .await
-    .expect("public host");
-    let robots_5xx = HostileHost::start(|path| match path {
-        "/robots.txt" => Behaviour::Raw(empty_status("503 Service Unavailable")),
-        _ => Behaviour::Html(page_html(20, 1)),
-    })
-    .await
-    .expect("robots 5xx host");
-    let robots_4xx = HostileHost::start(|path| match path {
-        // RFC 9309: a 4xx means no rules, whatever the body says.
-        "/robots.txt" => Behaviour::Raw(raw_answer(
-            "403 Forbidden",
-            &["Content-Length: 25".into()],
-            b"User-agent: *\nDisallow: /",
-        )),
-        "/" => Behaviour::Html(page_html(21, 1)),
-        _ => Behaviour::NotFound,
-    })
-    .await
-    .expect("robots 4xx host");
-    let robots_10mb = HostileHost::start(|path| match path {
-        "/robots.txt" => Behaviour::Stream(Stream::Robots {
-            bytes: 10 * 1024 * 1024,
-            before: 400 * 1024,
-            rules: "User-agent: *\nDisallow: /secret\n".into(),
-        }),
-        "/" => Behaviour::Html(links_page(31, "Big robots", &["secret", "open"])),
-        "/open" => Behaviour::Html(page_html(22, 1)),
-        "/secret" => Behaviour::Html(page_html(23, 1)),
-        _ => Behaviour::NotFound,
-    })
-    .await
-    .expect("robots 10 MB host");
-
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("out");
-    let public_seed = format!("{}to-loopback", public.url());
-    let mut config = common::config_for(
-        vec![
-            main_url.clone(),
-            public_seed.clone(),
-            robots_5xx.url(),
-            robots_4xx.url(),
-            robots_10mb.url(),
-        ],
-        &out,
-    );
+    let public_seed = site.public_seed();
+    let mut config = common::config_for(site.seeds(), &out);
     config.crawl.max_memory_mb = MAX_MEMORY_MB;
-    config.crawl.public_addresses = vec![IpAddr::V4(public_ip)];
+    config.crawl.public_addresses = vec![IpAddr::V4(PUBLIC_ADDRESS)];
     config.crawl.per_host = 2;
     // The defaults: 10 MiB bodies, so the bombs and the endless body are cut by the limit.
     config.fetch.max_body_bytes = 10 * 1024 * 1024;
@@ -272,7 +128,11 @@ async fn hostile_servers_end_with_clear_log_lines_and_bounded_memory() {
     }
     let shorter = line_for(&lines, &url("length-shorter"));
     assert_eq!(shorter.decision, Decision::Archived, "{shorter:?}");
-    assert_eq!(shorter.bytes, Some(1000), "Content-Length is believed: {shorter:?}");
+    assert_eq!(
+        shorter.bytes,
+        Some(1000),
+        "Content-Length is believed: {shorter:?}"
+    );
     for (path, scheme) in [
         ("redirect-file", "file"),
         ("redirect-ftp", "ftp"),
@@ -309,8 +169,15 @@ async fn hostile_servers_end_with_clear_log_lines_and_bounded_memory() {
 
     // 50 MB sitemap: read up to fetch.max_body_bytes, its URLs taken.
     let from_sitemap = line_for(&lines, &url("from-sitemap"));
-    assert_eq!(from_sitemap.decision, Decision::Archived, "{from_sitemap:?}");
-    assert_eq!(from_sitemap.via.as_deref(), Some(url("sitemap.xml").as_str()));
+    assert_eq!(
+        from_sitemap.decision,
+        Decision::Archived,
+        "{from_sitemap:?}"
+    );
+    assert_eq!(
+        from_sitemap.via.as_deref(),
+        Some(url("sitemap.xml").as_str())
+    );
 
     // 10 MB robots.txt: the rules 400 KiB in are read.
     let secret = line_for(&lines, &format!("{}secret", robots_10mb.url()));

@@ -188,7 +188,10 @@ async fn send_filler(
 }
 
 /// Exactly `bytes` of robots.txt comment lines.
-async fn send_comment_lines(socket: &mut (impl AsyncWriteExt + Unpin), bytes: u64) -> io::Result<()> {
+async fn send_comment_lines(
+    socket: &mut (impl AsyncWriteExt + Unpin),
+    bytes: u64,
+) -> io::Result<()> {
     let line = format!("#{}\n", "c".repeat(62));
     let piece = line.repeat(PIECE / line.len());
     let mut left = bytes;
