@@ -402,15 +402,9 @@ fn handle_redirect(fetched: &Fetched<'_>, lease: &Lease) -> Handled {
     };
     let mut line = fetched.line(decision);
     let location = fetched.response.redirect_location();
-    let guard = RedirectGuard {
-        allow_private: engine.config.crawl.allow_private_redirects,
-        public_addresses: &engine.config.crawl.public_addresses,
-        resolve: &engine.config.fetch.resolve,
-    };
-    let refusal = location.as_ref().and_then(|target| {
-        let source_address = fetched.response.remote_addr.map(|a| a.ip());
-        guard.refusal(&fetched.response.url, source_address, target)
-    });
+    let refusal = location
+        .as_ref()
+        .and_then(|target| RedirectGuard::of(&engine.config).refusal_of(&fetched.response, target));
     if let Some(refusal) = refusal {
         tracing::info!(url = %fetched.url, "{refusal}");
         // The 3xx itself stays archived as decided above: the crawl log agrees with the WARC.

@@ -11,7 +11,10 @@
 use std::collections::BTreeMap;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
+use dedupcrawl_fetch::FetchedResponse;
 use url::{Host, Url};
+
+use crate::config::CrawlConfig;
 
 /// Longest target quoted in a crawl-log note (a `data:` URL can be megabytes).
 const QUOTED_TARGET: usize = 200;
@@ -26,7 +29,22 @@ pub(crate) struct RedirectGuard<'a> {
     pub(crate) resolve: &'a BTreeMap<String, IpAddr>,
 }
 
-impl RedirectGuard<'_> {
+impl<'a> RedirectGuard<'a> {
+    /// The guard of a crawl's configuration.
+    pub(crate) fn of(config: &'a CrawlConfig) -> RedirectGuard<'a> {
+        RedirectGuard {
+            allow_private: config.crawl.allow_private_redirects,
+            public_addresses: &config.crawl.public_addresses,
+            resolve: &config.fetch.resolve,
+        }
+    }
+
+    /// [`refusal`](Self::refusal) of a redirect `response` to `target`.
+    pub(crate) fn refusal_of(&self, response: &FetchedResponse, target: &Url) -> Option<String> {
+        let source_address = response.remote_addr.map(|address| address.ip());
+        self.refusal(&response.url, source_address, target)
+    }
+
     /// Why `target` must not be followed from `source` (answered from `source_address`), as
     /// a crawl-log note; `None` when it may go to the frontier.
     pub(crate) fn refusal(

@@ -15,6 +15,8 @@
 
 mod common;
 
+use common::line_for;
+
 use std::net::IpAddr;
 use std::time::{Duration, Instant};
 
@@ -25,12 +27,6 @@ use dedupcrawl_testsite::hostile_site::{HostileSite, PUBLIC_ADDRESS};
 const MAX_MEMORY_MB: u64 = 256;
 /// The whole crawl ends within this.
 const TIME_LIMIT: Duration = Duration::from_secs(120);
-
-fn line_for<'a>(lines: &'a [LogLine], url: &str) -> &'a LogLine {
-    let found: Vec<&LogLine> = lines.iter().filter(|l| l.url == url).collect();
-    assert_eq!(found.len(), 1, "one line for {url}: {found:?}");
-    found[0]
-}
 
 fn note(line: &LogLine) -> &str {
     line.note.as_deref().unwrap_or_default()

@@ -73,18 +73,13 @@ pub(crate) async fn send(
             first,
             repeat,
         } => {
-            let head = format!(
-                "HTTP/1.1 200 OK\r\nContent-Type: application/xml\r\n\
-                 Content-Length: {bytes}\r\nConnection: close\r\n\r\n"
-            );
-            socket.write_all(head.as_bytes()).await?;
+            socket.write_all(&ok_head("application/xml", bytes)).await?;
             let open = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\
                         <urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n";
             let close = "</urlset>\n";
             let mut sent = 0u64;
             let mut piece = String::from(open);
-            let mut locs = first.iter().chain(std::iter::repeat(&repeat));
-            while let Some(loc) = locs.next() {
+            for loc in first.iter().chain(std::iter::repeat(&repeat)) {
                 let entry = format!("<url><loc>{loc}</loc></url>\n");
                 if sent + (piece.len() + entry.len() + close.len()) as u64 > bytes {
                     break;
@@ -107,17 +102,22 @@ pub(crate) async fn send(
             before,
             rules,
         } => {
-            let head = format!(
-                "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\
-                 Content-Length: {bytes}\r\nConnection: close\r\n\r\n"
-            );
-            socket.write_all(head.as_bytes()).await?;
+            socket.write_all(&ok_head("text/plain", bytes)).await?;
             send_comment_lines(socket, before).await?;
             socket.write_all(rules.as_bytes()).await?;
             let after = bytes.saturating_sub(before + rules.len() as u64);
             send_comment_lines(socket, after).await
         }
     }
+}
+
+/// A 200 head with `Content-Type` and `Content-Length`.
+fn ok_head(content_type: &str, length: u64) -> Vec<u8> {
+    format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\nContent-Length: {length}\r\n\
+         Connection: close\r\n\r\n"
+    )
+    .into_bytes()
 }
 
 /// Sends a compressed body of `decoded` zero bytes, compressing while sending.

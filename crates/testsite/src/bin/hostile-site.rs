@@ -1,8 +1,7 @@
-//! Serves the hostile hosts of issue 15 until Ctrl-C or stdin closes, for
+//! Serves the hostile hosts of issue 15 until Ctrl-C (or SIGTERM's default: exit), for
 //! `benches/hostile/run`: prints one seed URL per line, then `ready`.
 
 use dedupcrawl_testsite::hostile_site::HostileSite;
-use tokio::io::AsyncReadExt;
 
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
@@ -11,11 +10,5 @@ async fn main() -> std::io::Result<()> {
         println!("{seed}");
     }
     println!("ready");
-    let mut stdin = tokio::io::stdin();
-    let mut sink = Vec::new();
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => {}
-        _ = stdin.read_to_end(&mut sink) => {}
-    }
-    Ok(())
+    tokio::signal::ctrl_c().await
 }
