@@ -139,8 +139,9 @@ impl ContentMask {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct PageExtractor;
 
-/// Largest page given to the page-level extractor, bytes (15 of the Rust docs' pages are
-/// larger: source listings and the reference on one page; their per-page rules decide).
+/// Largest page [`MainContent::decide_with_fallback`] (the crawl's path) gives to the
+/// page-level extractor, bytes (15 of the Rust docs' pages are larger: source listings and
+/// the reference on one page; the host's model or the per-page rules decide them).
 pub const EXTRACTOR_MAX_BYTES: usize = 2 * 1024 * 1024;
 
 impl PageExtractor {
@@ -162,10 +163,8 @@ impl PageExtractor {
     /// [`ExtractedPage::links_left_out`]) is not given to the extractor: its DOM of every
     /// link would cost far more than the page (about 800 MB for 500,000 links, measured by
     /// `crates/cli/tests/link_flood_rss.rs`); the caller's fallback decides such a page.
-    /// Nor is a page over [`EXTRACTOR_MAX_BYTES`]: the extractor's DOM costs about 100 times
-    /// the page (1 GB for a 10 MB body, `crates/crawler/tests/hostile_servers.rs`).
     pub fn mask(&self, html: &str, url: Option<&str>, page: &ExtractedPage) -> Option<Vec<bool>> {
-        if page.links_left_out > 0 || html.len() > EXTRACTOR_MAX_BYTES {
+        if page.links_left_out > 0 {
             return None;
         }
         let text = self.text(html, url);
@@ -563,6 +562,14 @@ impl MainContent {
             && let Some(mask) = self.model_view(host, page)
         {
             return mask;
+        }
+        if html.len() > EXTRACTOR_MAX_BYTES {
+            // In a crawl a page over the bound never meets the extractor: its DOM costs about
+            // 100 times the page (1 GB for a 10 MB body, crates/crawler/tests/hostile_servers.rs).
+            return self.model_view(host, page).unwrap_or_else(|| ContentMask {
+                mask: page.blocks.iter().map(fallback).collect(),
+                source: ContentSource::PageRules,
+            });
         }
         self.extractor_pages.fetch_add(1, Ordering::Relaxed);
         self.extractor_bytes
