@@ -21,6 +21,12 @@ use crate::host_health::HostFailurePolicy;
 use crate::recrawl_settings::RecrawlSettings;
 use crate::site_schedule::SiteSchedule;
 
+/// Default of `crawl.max_memory_mb`.
+pub const DEFAULT_MAX_MEMORY_MB: u64 = 512;
+/// Smallest `crawl.max_memory_mb` accepted: the process itself (runtime, index, buffers)
+/// needs about this much before the first page.
+pub const MIN_MAX_MEMORY_MB: u64 = 64;
+
 /// The whole configuration of one crawl.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -68,6 +74,15 @@ pub struct CrawlSettings {
     pub max_links_per_page: usize,
     /// Seed the frontier from robots.txt `Sitemap:` lines and `/sitemap.xml`.
     pub sitemaps: bool,
+    /// Follow redirects from a public host into loopback, private or link-local addresses
+    /// (refused by default: server-side request forgery).
+    pub allow_private_redirects: bool,
+    /// Addresses that count as public for the redirect rule above (tests and staging
+    /// networks: a fixture host on 127.0.0.2 playing a public host).
+    pub public_addresses: Vec<IpAddr>,
+    /// Peak resident memory the crawl aims to stay under, MiB: above 90 % of it no new
+    /// fetch is started until memory falls or the fetches in flight end.
+    pub max_memory_mb: u64,
     /// Show a progress bar when stderr is a terminal, a progress log line every
     /// `progress_every` seconds when it is not (`--quiet`: neither).
     pub progress: bool,
@@ -94,6 +109,9 @@ impl Default for CrawlSettings {
             max_redirects: 5,
             max_links_per_page: 5000,
             sitemaps: true,
+            allow_private_redirects: false,
+            public_addresses: Vec::new(),
+            max_memory_mb: DEFAULT_MAX_MEMORY_MB,
             progress: true,
             progress_every: 10.0,
             checkpoint_every: 2.0,
@@ -542,6 +560,13 @@ impl CrawlConfig {
             return Err(CrawlError::ConfigValue(
                 "fetch.host_max_failures = 0 must be at least 1".into(),
             ));
+        }
+        if c.max_memory_mb < MIN_MAX_MEMORY_MB {
+            return Err(CrawlError::ConfigValue(format!(
+                "crawl.max_memory_mb = {} is below the least a crawl needs, {MIN_MAX_MEMORY_MB} \
+                 MiB; raise it (default {DEFAULT_MAX_MEMORY_MB})",
+                c.max_memory_mb
+            )));
         }
         if c.max_links_per_page == 0 {
             return Err(CrawlError::ConfigValue(

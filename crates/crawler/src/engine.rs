@@ -25,6 +25,7 @@ use crate::crawl_log::{CrawlLog, Decision, HOST_GIVEN_UP_NOTE, LogLine};
 use crate::crawl_state::ArchiveCheckpoint;
 use crate::error::CrawlError;
 use crate::host_health::{GivenUpHost, HostHealth, Verdict, waiting_message};
+use crate::memory_gate::{MemoryGate, RECHECK_AFTER};
 use crate::mutex::lock;
 use crate::observe_hooks::{SAMPLE_EVERY, observe_line};
 use crate::output_paths::{OutputPaths, warc_files};
@@ -715,6 +716,7 @@ async fn main_loop(engine: &Arc<Engine>) -> Result<bool, CrawlError> {
     let checkpoint_every = Duration::from_secs_f64(engine.config.crawl.checkpoint_every);
     let mut last_waiting_note = Instant::now();
     let mut last_sample = Instant::now();
+    let mut memory_gate = MemoryGate::new(engine.config.crawl.max_memory_mb);
     engine.observe_sizes();
     loop {
         if last_waiting_note.elapsed() >= WAITING_NOTE_EVERY {
@@ -749,6 +751,8 @@ async fn main_loop(engine: &Arc<Engine>) -> Result<bool, CrawlError> {
             if tasks.is_empty() {
                 break;
             }
+        } else if !memory_gate.allows_new_fetch(tasks.len()) {
+            wake_at = Some(Instant::now() + RECHECK_AFTER);
         } else {
             match engine.frontier.next_ready(Instant::now())? {
                 NextUrl::Ready(lease) => {
@@ -776,6 +780,12 @@ async fn main_loop(engine: &Arc<Engine>) -> Result<bool, CrawlError> {
         }
     }
     bar.finish_and_clear();
+    if memory_gate.holds > 0 {
+        tracing::info!(
+            "memory: new fetches were held {} times to stay under crawl.max_memory_mb",
+            memory_gate.holds
+        );
+    }
     Ok(finished)
 }
 

@@ -25,6 +25,7 @@ use crate::crawl_log::{Decision, LogLine};
 use crate::crawl_state::{ArchivedRecord, RevisitState};
 use crate::error::CrawlError;
 use crate::mutex::lock;
+use crate::redirect_guard::RedirectGuard;
 use crate::revisit::Visit;
 
 /// Links offered to the frontier in one transaction: bounds the memory of enqueueing a page
@@ -400,10 +401,18 @@ fn handle_redirect(fetched: &Fetched<'_>, lease: &Lease) -> Handled {
         Decision::Filtered
     };
     let mut line = fetched.line(decision);
-    let target = fetched
-        .response
-        .redirect_target()
-        .and_then(|t| CanonicalUrl::parse(t.as_str(), None, &engine.rules).ok());
+    let location = fetched.response.redirect_location();
+    let refusal = location
+        .as_ref()
+        .and_then(|target| RedirectGuard::of(&engine.config).refusal_of(&fetched.response, target));
+    if let Some(refusal) = refusal {
+        tracing::info!(url = %fetched.url, "{refusal}");
+        // The 3xx itself stays archived as decided above: the crawl log agrees with the WARC.
+        Fetched::add_note(&mut line, &refusal);
+        engine.log_line(line)?;
+        return Ok((HostOutcome::Done, None));
+    }
+    let target = location.and_then(|t| CanonicalUrl::parse(t.as_str(), None, &engine.rules).ok());
     let Some(target) = target else {
         line.decision = Decision::Error;
         line.error = Some("redirect without a usable Location".into());

@@ -12,6 +12,7 @@ use dedupcrawl_frontier::{
 use crate::context::Engine;
 use crate::error::CrawlError;
 use crate::mutex::lock;
+use crate::redirect_guard::RedirectGuard;
 
 /// Most sitemap files read per host.
 const MAX_SITEMAP_FILES: usize = 50;
@@ -72,7 +73,14 @@ impl Engine {
         for _ in 0..=ROBOTS_MAX_REDIRECTS {
             match self.fetcher.fetch(FetchRequest::new(target.clone())).await {
                 Ok(response) => {
-                    if let Some(next) = response.redirect_target() {
+                    if let Some(next) = response.redirect_location() {
+                        if let Some(refusal) =
+                            RedirectGuard::of(&self.config).refusal_of(&response, &next)
+                        {
+                            // As a robots.txt that cannot be had for good: no rules (RFC 9309).
+                            tracing::info!(robots = %target, "robots.txt {refusal}");
+                            return Ok(RobotsPolicy::allow_all());
+                        }
                         target = next;
                         continue;
                     }
@@ -138,6 +146,16 @@ impl Engine {
                     continue;
                 }
             };
+            if response.body_truncated {
+                // A sitemap may be 50 MB (the protocol's limit); the URLs in the part that
+                // fits are still taken.
+                tracing::info!(
+                    sitemap = %sitemap_url,
+                    "sitemap larger than fetch.max_body_bytes = {}: reading its first {} bytes",
+                    self.fetcher.config().max_body_bytes,
+                    response.body.len()
+                );
+            }
             let sitemap = match parse_sitemap(&response.body) {
                 Ok(sitemap) => sitemap,
                 Err(error) => {

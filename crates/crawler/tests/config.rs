@@ -100,6 +100,14 @@ fn bad_values_are_errors_naming_the_key() {
         "site[0].deny_patterns",
     );
     check("[crawl]\nout = \"x\"\n", "seeds");
+    check(
+        &format!("{seeds}max_memory_mb = 16\n"),
+        "crawl.max_memory_mb",
+    );
+    check(
+        &format!("{seeds}public_addresses = [\"not an address\"]\n"),
+        "public_addresses",
+    );
 }
 
 #[test]

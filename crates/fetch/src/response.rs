@@ -189,6 +189,13 @@ impl FetchedResponse {
     /// For a 3xx other than 304: `Location` resolved against the request URL. `None` when
     /// `Location` is missing, cannot be resolved, or is not http(s).
     pub fn redirect_target(&self) -> Option<Url> {
+        self.redirect_location()
+            .filter(|target| matches!(target.scheme(), "http" | "https"))
+    }
+
+    /// For a 3xx other than 304: `Location` resolved against the request URL, whatever its
+    /// scheme (`file:`, `data:` …, for a caller that says why it does not follow them).
+    pub fn redirect_location(&self) -> Option<Url> {
         if !(300..400).contains(&self.status) || self.status == 304 {
             return None;
         }
@@ -197,8 +204,7 @@ impl FetchedResponse {
         if location.is_empty() {
             return None;
         }
-        let target = self.url.join(location).ok()?;
-        matches!(target.scheme(), "http" | "https").then_some(target)
+        self.url.join(location).ok()
     }
 
     /// `ETag` and `Last-Modified`, for a conditional GET next time.

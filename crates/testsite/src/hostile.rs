@@ -18,6 +18,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinHandle;
 
+use crate::hostile_streams::{Stream, send};
 use crate::html::{esc, paragraphs};
 use crate::text::prose_for;
 
@@ -95,6 +96,11 @@ pub enum Behaviour {
     /// 200 text/html announcing `Content-Length: announced`, then only `body` (shorter), then
     /// the connection is closed: a body cut short.
     CutShort { announced: u64, body: String },
+    /// These exact bytes (status line, head and body), then the connection is closed (see
+    /// [`crate::hostile_streams::raw_answer`]).
+    Raw(Vec<u8>),
+    /// An answer generated while it is sent (bombs, endless and huge bodies).
+    Stream(Stream),
     /// The server dies on this request: no answer, its listener closed, every connection
     /// dropped (see [`HostileHost::stopped`]); the port refuses connections until a new
     /// host is started on it ([`HostileHost::start_on`]).
@@ -142,10 +148,20 @@ impl HostileHost {
         port: u16,
         route: impl Fn(&str) -> Behaviour + Send + Sync + 'static,
     ) -> io::Result<HostileHost> {
+        Self::start_at(Ipv4Addr::LOCALHOST, port, route).await
+    }
+
+    /// Starts on `address:port` (port 0: a random one), e.g. on 127.0.0.2 to play a host
+    /// other than 127.0.0.1. Must be called inside a tokio runtime.
+    pub async fn start_at(
+        address: Ipv4Addr,
+        port: u16,
+        route: impl Fn(&str) -> Behaviour + Send + Sync + 'static,
+    ) -> io::Result<HostileHost> {
         let socket = tokio::net::TcpSocket::new_v4()?;
         // The port of a dead host has connections in TIME_WAIT.
         socket.set_reuseaddr(true)?;
-        socket.bind(SocketAddr::from((Ipv4Addr::LOCALHOST, port)))?;
+        socket.bind(SocketAddr::from((address, port)))?;
         let listener = socket.listen(128)?;
         let addr = listener.local_addr()?;
         let served = Arc::new(Mutex::new(Vec::new()));
@@ -407,6 +423,11 @@ async fn answer(socket: &mut (impl AsyncWriteExt + Unpin), behaviour: Behaviour)
             // The caller closes the connection: `announced` is never reached.
             socket.flush().await
         }
+        Behaviour::Raw(bytes) => {
+            socket.write_all(&bytes).await?;
+            socket.flush().await
+        }
+        Behaviour::Stream(stream) => send(socket, stream).await,
         // Handled in `serve`: no answer at all.
         Behaviour::Die => Ok(()),
     }

@@ -52,6 +52,8 @@ mod expect;
 mod host_a;
 mod host_b;
 pub mod hostile;
+pub mod hostile_site;
+pub mod hostile_streams;
 mod html;
 mod mutating;
 mod text;

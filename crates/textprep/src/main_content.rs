@@ -139,6 +139,11 @@ impl ContentMask {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct PageExtractor;
 
+/// Largest page [`MainContent::decide_with_fallback`] (the crawl's path) gives to the
+/// page-level extractor, bytes (15 of the Rust docs' pages are larger: source listings and
+/// the reference on one page; the host's model or the per-page rules decide them).
+pub const EXTRACTOR_MAX_BYTES: usize = 2 * 1024 * 1024;
+
 impl PageExtractor {
     /// The extractor's main text of the page (empty when it finds none).
     pub fn text(&self, html: &str, url: Option<&str>) -> String {
@@ -566,6 +571,14 @@ impl MainContent {
             && let Some(mask) = self.model_view(host, page)
         {
             return mask;
+        }
+        if html.len() > EXTRACTOR_MAX_BYTES {
+            // In a crawl a page over the bound never meets the extractor: its DOM costs about
+            // 100 times the page (1 GB for a 10 MB body, crates/crawler/tests/hostile_servers.rs).
+            return self.model_view(host, page).unwrap_or_else(|| ContentMask {
+                mask: page.blocks.iter().map(fallback).collect(),
+                source: ContentSource::PageRules,
+            });
         }
         self.extractor_pages.fetch_add(1, Ordering::Relaxed);
         self.extractor_bytes

@@ -111,6 +111,13 @@ pub fn crawl_log(out: &Path) -> Vec<LogLine> {
     read_crawl_log(&out.join("crawl.log.jsonl")).expect("crawl log readable")
 }
 
+/// The one line logged for `url`; panics if there is none or more than one.
+pub fn line_for<'a>(lines: &'a [LogLine], url: &str) -> &'a LogLine {
+    let found: Vec<&LogLine> = lines.iter().filter(|l| l.url == url).collect();
+    assert_eq!(found.len(), 1, "one line for {url}: {found:?}");
+    found[0]
+}
+
 /// The last line logged for each URL.
 pub fn last_line_per_url(lines: &[LogLine]) -> HashMap<String, LogLine> {
     lines
