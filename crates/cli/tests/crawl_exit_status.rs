@@ -3,9 +3,11 @@
 //! given up.
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use dedupcrawl_testsite::hostile::{HostileHost, refused_port};
+
+mod support;
 
 /// Short timeouts so the broken hosts are given up in about a second.
 const CONFIG: &str = "[crawl]\nprogress = false\n\n[fetch]\nconnect_timeout = 1.0\n\
@@ -13,16 +15,8 @@ const CONFIG: &str = "[crawl]\nprogress = false\n\n[fetch]\nconnect_timeout = 1.
                       host_max_backoff = 1.0\n";
 
 fn crawl(dir: &Path, seeds: &[String]) -> Output {
-    let config = dir.join("crawl.toml");
-    std::fs::write(&config, CONFIG).expect("write config");
-    let mut command = Command::new(env!("CARGO_BIN_EXE_dedupcrawl"));
-    command
-        .arg("crawl")
-        .arg("--config")
-        .arg(&config)
-        .arg("--out")
-        .arg(dir.join("out"))
-        .args(["--delay", "0"]);
+    let mut command = support::crawl_command(dir, CONFIG, "out");
+    command.args(["--delay", "0"]);
     for seed in seeds {
         command.arg("--seed").arg(seed);
     }

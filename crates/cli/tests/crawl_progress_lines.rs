@@ -2,24 +2,18 @@
 //! `crawl.progress_every` seconds (pages/s, queued, decisions, bytes saved); `--quiet` has none.
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use dedupcrawl_testsite::hostile::HostileHost;
+
+mod support;
 
 /// 20 pages one per 0.05 s take at least a second: several 0.2 s periods.
 const CONFIG: &str = "[crawl]\nprogress_every = 0.2\n";
 
 fn crawl(dir: &Path, name: &str, seed: &str, quiet: bool) -> Output {
-    let config = dir.join("crawl.toml");
-    std::fs::write(&config, CONFIG).expect("config");
-    let mut command = Command::new(env!("CARGO_BIN_EXE_dedupcrawl"));
-    command
-        .arg("crawl")
-        .arg("--config")
-        .arg(&config)
-        .arg("--out")
-        .arg(dir.join(name))
-        .args(["--delay", "0.05", "--seed", seed]);
+    let mut command = support::crawl_command(dir, CONFIG, name);
+    command.args(["--delay", "0.05", "--seed", seed]);
     if quiet {
         command.arg("--quiet");
     }

@@ -86,3 +86,18 @@ pub fn http_get(address: SocketAddr, path: &str) -> String {
     assert!(head.starts_with("HTTP/1.0 200"), "{path}: {head}\n{body}");
     body.to_string()
 }
+
+/// `dedupcrawl crawl --config DIR/crawl.toml --out DIR/NAME`, with `config` written to that
+/// file first; the caller adds seeds and flags.
+pub fn crawl_command(dir: &Path, config: &str, name: &str) -> Command {
+    let config_path = dir.join("crawl.toml");
+    std::fs::write(&config_path, config).expect("write config");
+    let mut command = Command::new(env!("CARGO_BIN_EXE_dedupcrawl"));
+    command
+        .arg("crawl")
+        .arg("--config")
+        .arg(&config_path)
+        .arg("--out")
+        .arg(dir.join(name));
+    command
+}
