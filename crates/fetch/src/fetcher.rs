@@ -239,6 +239,9 @@ impl Fetcher {
         }
 
         let mut decoder = BodyDecoder::new(coding, limit);
+        if let Some(length) = content_length.filter(|_| coding.is_none()) {
+            decoder.expect_identity_length(length);
+        }
         let mut received_bytes: u64 = 0;
         let mut truncated = false;
         loop {

@@ -99,7 +99,10 @@ fn resources(language: Language) -> &'static LanguageResources {
 
 /// Words are looked up in a per-thread cache: vocabularies are Zipfian, so after a few pages
 /// almost every word's fate (dropped, or the hash of its stem) is known without stemming.
-const STEM_CACHE_LIMIT: usize = 250_000;
+/// The bound holds within one text too: a page of 500,000 distinct words (a link flood whose
+/// anchors are numbers) grew the cache to ~40 MB in one call when it was only checked between
+/// texts. 65,536 entries (~2 MB per page thread) hold a site's working vocabulary.
+const STEM_CACHE_LIMIT: usize = 65_536;
 
 thread_local! {
     static STEM_CACHE: RefCell<FxHashMap<u64, Option<u64>>> = RefCell::new(FxHashMap::default());
@@ -145,10 +148,10 @@ impl Normalizer {
         let mut lowered = String::new();
         STEM_CACHE.with(|cache| {
             let mut cache = cache.borrow_mut();
-            if cache.len() > STEM_CACHE_LIMIT {
-                cache.clear();
-            }
             for_each_word(text, |word| {
+                if cache.len() >= STEM_CACHE_LIMIT {
+                    cache.clear();
+                }
                 let key = xxh3_64_with_seed(word.as_bytes(), seed);
                 let hash = *cache.entry(key).or_insert_with(|| {
                     self.normalize_word(word, language, &mut lowered)
