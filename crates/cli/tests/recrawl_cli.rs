@@ -1,6 +1,7 @@
 //! `dedupcrawl recrawl OUT` from the command line: the crawl's saved configuration is reused
 //! (no flags), a second round of an unchanged site answers `not_modified` for pages with
-//! validators and archives only revisit records.
+//! validators and archives only revisit records. An exact duplicate (no response record of its
+//! own) is asked conditionally too, so no body comes again.
 
 use std::process::Command;
 
@@ -10,13 +11,15 @@ use dedupcrawl_testsite::{MutatingSite, Validation, text};
 fn a_second_round_of_an_unchanged_site_is_all_revisits() {
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
     let site = runtime.block_on(MutatingSite::start()).expect("site");
-    let paths: Vec<String> = (0..10).map(|n| format!("/p/{n}")).collect();
+    let mut paths: Vec<String> = (0..10).map(|n| format!("/p/{n}")).collect();
+    paths.push("/copy-of-p0".to_string());
     let links: Vec<&str> = paths.iter().map(String::as_str).collect();
     for (n, path) in paths.iter().enumerate() {
         site.put(
             path,
-            path,
-            &text(n as u64, 150),
+            &paths[n % 10],
+            // The last page is a byte-for-byte copy of /p/0: an exact duplicate.
+            &text((n % 10) as u64, 150),
             &["/"],
             Validation::StrongEtag,
         );
@@ -46,7 +49,7 @@ fn a_second_round_of_an_unchanged_site_is_all_revisits() {
         .iter()
         .filter(|(p, _)| p != "/robots.txt")
         .collect();
-    assert_eq!(pages.len(), 11, "{requests:?}");
+    assert_eq!(pages.len(), 12, "{requests:?}");
     assert!(
         pages.iter().all(|(_, status)| *status == 304),
         "{requests:?}"
@@ -57,7 +60,22 @@ fn a_second_round_of_an_unchanged_site_is_all_revisits() {
         .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("JSON line"))
         .filter(|v| v["round"] == 2)
         .collect();
-    assert_eq!(round_two.len(), 11);
+    assert_eq!(round_two.len(), 12);
+    let copy_line = |round: u64| {
+        log.lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("JSON line"))
+            .find(|v| {
+                v["round"] == round && v["url"].as_str().unwrap_or("").ends_with("/copy-of-p0")
+            })
+            .expect("a line of the copy")
+    };
+    assert_eq!(copy_line(1)["decision"], "exact_duplicate", "{log}");
+    assert!(
+        copy_line(2)["note"]
+            .as_str()
+            .is_some_and(|n| n.contains("no earlier response record")),
+        "{log}"
+    );
     assert!(
         round_two.iter().all(|v| v["decision"] == "not_modified"),
         "{round_two:?}"
@@ -72,7 +90,7 @@ fn a_second_round_of_an_unchanged_site_is_all_revisits() {
         .lines()
         .map(|l| serde_json::from_str(l).expect("JSON line"))
         .collect();
-    assert_eq!(reported.len(), 11);
+    assert_eq!(reported.len(), 12);
     assert!(
         reported
             .iter()

@@ -174,13 +174,15 @@ pub(crate) fn previous_version(
 }
 
 /// The request for `url`: conditional (`If-None-Match`, `If-Modified-Since`) when an earlier
-/// round archived a version a `304` can refer to.
+/// round fetched a version whose content is known (its payload digest): an archived page, and
+/// also a duplicate, which has no response record of its own but whose body need not come
+/// again when it did not change (a `304` is then `not_modified` without a revisit record).
 pub(crate) fn request_for(engine: &Engine, url: &CanonicalUrl) -> Result<FetchRequest, CrawlError> {
     let request = FetchRequest::new(url.url().clone());
     let Some(previous) = previous_version(engine, url)? else {
         return Ok(request);
     };
-    if previous.record.is_none() {
+    if previous.payload_digest.is_none() {
         return Ok(request);
     }
     let validators = Validators {

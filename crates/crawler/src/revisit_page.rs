@@ -33,7 +33,8 @@ pub(crate) fn handle_response(
     };
     let fetched = Fetched::new(engine, lease, response, Some(previous.clone()));
     let status = fetched.response.status;
-    if status == 304 && previous.record.is_some() {
+    // Validators were sent only for a version with a known payload (see `request_for`).
+    if status == 304 && previous.payload_digest.is_some() {
         return revisit(&fetched, &previous, Revisit::NotModified);
     }
     if status == 404 || status == 410 {
