@@ -2,7 +2,6 @@
 //! [`crate::robots_sitemaps`]), fetching, and handing responses to [`crate::page`].
 
 use std::collections::HashMap;
-use std::io::IsTerminal;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -15,7 +14,6 @@ use dedupcrawl_frontier::{
 };
 use dedupcrawl_observe::CrawlObserver;
 use dedupcrawl_pipeline::DedupStage;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use tokio::task::JoinSet;
 
 use crate::config::StoreLocation;
@@ -29,6 +27,7 @@ use crate::memory_gate::{MemoryGate, RECHECK_AFTER};
 use crate::mutex::lock;
 use crate::observe_hooks::{SAMPLE_EVERY, observe_line};
 use crate::output_paths::{OutputPaths, warc_files};
+use crate::progress::{ProgressLines, progress_bar, update_progress};
 use crate::report::CrawlReport;
 use crate::resume::reconcile_archive;
 use crate::revisit::RoundStart;
@@ -635,65 +634,6 @@ impl Engine {
         std::fs::write(&round_report, json)
             .map_err(|e| CrawlError::io("write", &round_report, e))?;
         Ok(report)
-    }
-}
-
-fn progress_bar(config: &CrawlConfig) -> ProgressBar {
-    if !config.crawl.progress || !std::io::stderr().is_terminal() {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
-    if let Ok(style) = ProgressStyle::with_template("{spinner} [{elapsed_precise}] {msg}") {
-        bar.set_style(style);
-    }
-    bar.enable_steady_tick(Duration::from_millis(200));
-    bar
-}
-
-fn update_progress(bar: &ProgressBar, engine: &Engine, started: Instant) {
-    if bar.is_hidden() {
-        return;
-    }
-    bar.set_message(progress_message(engine, started));
-}
-
-fn progress_message(engine: &Engine, started: Instant) -> String {
-    let fetched = engine.progress.fetched.load(Ordering::Relaxed);
-    let rate = fetched as f64 / started.elapsed().as_secs_f64().max(0.001);
-    let queued = engine.frontier.stats().map(|s| s.queued).unwrap_or(0);
-    let bytes_saved = lock(&engine.log).report.total.bytes_saved;
-    format!(
-        "fetched {fetched} ({rate:.1}/s)  archived {}  duplicates {}  errors {}  queued {queued}  \
-         bytes saved {bytes_saved}",
-        engine.progress.archived.load(Ordering::Relaxed),
-        engine.progress.duplicates.load(Ordering::Relaxed),
-        engine.progress.errors.load(Ordering::Relaxed),
-    )
-}
-
-/// When stderr is not a terminal (no bar), a plain log line every `crawl.progress_every`
-/// seconds: logs of a crawl run by a service or piped to a file still show it moving.
-struct ProgressLines {
-    every: Option<Duration>,
-    last: Instant,
-}
-
-impl ProgressLines {
-    fn new(config: &CrawlConfig) -> ProgressLines {
-        let wanted = config.crawl.progress && !std::io::stderr().is_terminal();
-        ProgressLines {
-            every: wanted.then(|| Duration::from_secs_f64(config.crawl.progress_every)),
-            last: Instant::now(),
-        }
-    }
-
-    fn tick(&mut self, engine: &Engine, started: Instant) {
-        if let Some(every) = self.every
-            && self.last.elapsed() >= every
-        {
-            self.last = Instant::now();
-            tracing::info!("progress: {}", progress_message(engine, started));
-        }
     }
 }
 

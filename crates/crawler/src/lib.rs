@@ -109,6 +109,7 @@ mod observe_hooks;
 mod output_paths;
 mod page;
 mod postgres_crawl_state;
+mod progress;
 mod recrawl_settings;
 mod redirect_guard;
 mod report;
