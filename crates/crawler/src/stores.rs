@@ -37,11 +37,13 @@ impl CrawlStores {
     ) -> Result<CrawlStores, CrawlError> {
         // sled's default page cache is 1 GB; the state's hot part (frontier heads, the seen
         // set's recent keys, index records of candidates) fits in far less, and RSS matters.
-        let db = sled::Config::new()
-            .path(state_dir)
-            .cache_capacity(STATE_CACHE_BYTES)
-            .flush_every_ms(Some(100))
-            .open()?;
+        let db = dedupcrawl_index::open_sled_config_waiting_for_lock(
+            &sled::Config::new()
+                .path(state_dir)
+                .cache_capacity(STATE_CACHE_BYTES)
+                .flush_every_ms(Some(100)),
+            state_dir,
+        )?;
         let frontier = Frontier::open(&db, state_dir.join("seen"), politeness)?;
         let index = SledDedupIndex::open_in(
             db.clone(),
@@ -102,10 +104,12 @@ pub fn open_crawl_index(config: &crate::CrawlConfig) -> Result<Arc<dyn DedupInde
                     config.crawl.out.display()
                 )));
             }
-            let db = sled::Config::new()
-                .path(&state_dir)
-                .cache_capacity(STATE_CACHE_BYTES)
-                .open()?;
+            let db = dedupcrawl_index::open_sled_config_waiting_for_lock(
+                &sled::Config::new()
+                    .path(&state_dir)
+                    .cache_capacity(STATE_CACHE_BYTES),
+                &state_dir,
+            )?;
             let index =
                 SledDedupIndex::open_in(db, &state_dir.join(INDEX_DOCUMENT_LOG), index_config)?;
             Ok(Arc::new(index))

@@ -155,16 +155,27 @@ impl BandTables {
     }
 }
 
-/// Opens a sled database, waiting up to 5 s for its file lock: a process that was just killed
-/// (or a handle just dropped, whose flusher thread is still ending) holds it for a moment.
+/// Opens a sled database with a 64 MiB page cache, waiting up to 5 s for its file lock (see
+/// [`open_sled_config_waiting_for_lock`]).
 pub fn open_sled_waiting_for_lock(path: &Path) -> Result<sled::Db, IndexError> {
+    open_sled_config_waiting_for_lock(
+        &sled::Config::new()
+            .path(path)
+            .cache_capacity(64 * 1024 * 1024),
+        path,
+    )
+}
+
+/// Opens the sled database `config` describes (at `path`), waiting up to 5 s for its file
+/// lock: a process that was just killed (or a handle just dropped, whose flusher thread is
+/// still ending) holds it for a moment. Still locked after that is [`IndexError::Locked`].
+pub fn open_sled_config_waiting_for_lock(
+    config: &sled::Config,
+    path: &Path,
+) -> Result<sled::Db, IndexError> {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
     loop {
-        match sled::Config::new()
-            .path(path)
-            .cache_capacity(64 * 1024 * 1024)
-            .open()
-        {
+        match config.open() {
             Ok(db) => return Ok(db),
             Err(sled::Error::Io(error))
                 if error.to_string().contains("could not acquire lock")

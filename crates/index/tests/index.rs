@@ -55,7 +55,7 @@ fn incompatible_settings_and_format_are_clear_errors() {
     );
     assert!(error.to_string().contains("k=128"), "{error}");
     {
-        let db = sled::open(dir.path()).unwrap();
+        let db = dedupcrawl_index::open_sled_waiting_for_lock(dir.path()).unwrap();
         db.open_tree("dedup_index")
             .unwrap()
             .insert("Mformat", "dedupcrawl-index/999")
