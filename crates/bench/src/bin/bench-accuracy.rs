@@ -165,7 +165,7 @@ fn main() -> anyhow::Result<()> {
             .collect::<Result<_, _>>()?;
         // What the dedup compared: the real stage replayed in the same order on a fresh
         // index (same decisions, so the same host templates learnt along the way).
-        let compared: Vec<Vec<u64>> = {
+        let compared: (Vec<Vec<u64>>, Vec<ExactKeys>, usize) = {
             let settings = dedupcrawl_pipeline::DedupSettings {
                 view,
                 ..Default::default()
@@ -175,20 +175,32 @@ fn main() -> anyhow::Result<()> {
                 dedupcrawl_index::SledDedupIndex::open(index_dir.path(), settings.index_config())?;
             let stage = dedupcrawl_pipeline::DedupStage::new(std::sync::Arc::new(index), settings);
             let mut out = Vec::with_capacity(docs.len());
+            let mut replay_disagreements = 0usize;
+            let mut exact_keys = Vec::with_capacity(docs.len());
             for d in &docs {
-                let host = short(&d.path).split('/').next().unwrap_or("").to_string();
+                // The host as `dedupcrawl dedup` names it: the site directory it was given.
+                let site = short(&d.path).split('/').next().unwrap_or("").to_string();
+                let host = root.join(site).display().to_string();
                 let payload = load_page(std::path::Path::new(&d.path))?.html;
                 let fingerprinted =
                     stage.fingerprint_html(&d.path, &host, payload.as_bytes(), &payload)?;
-                stage.index().check_and_insert(&fingerprinted.fingerprint)?;
+                let decision = stage.index().check_and_insert(&fingerprinted.fingerprint)?;
+                if decision_of(&decision) != (d.decision.as_str(), d.duplicate_of.as_deref()) {
+                    replay_disagreements += 1;
+                }
+                exact_keys.push((
+                    fingerprinted.fingerprint.payload.clone(),
+                    fingerprinted.fingerprint.tokens.clone(),
+                ));
                 out.push(if fingerprinted.tokens.len() < W {
                     Vec::new()
                 } else {
                     shingle_set(&fingerprinted.tokens, W)
                 });
             }
-            out
+            (out, exact_keys, replay_disagreements)
         };
+        let (compared, exact_keys, replay_disagreements) = compared;
         let compared_refs: Vec<&Vec<u64>> = compared.iter().collect();
         let compared_counts = PairCounts::new(&compared_refs);
         let compared_j = |a: usize, b: usize| -> f64 {
@@ -413,10 +425,19 @@ fn main() -> anyhow::Result<()> {
         let exact_links: Vec<_> = links.iter().filter(|l| l.2 == "exact_duplicate").collect();
         let identical = exact_links
             .iter()
-            .filter(|&&&(i, j, _)| compared[i] == compared[j])
+            .filter(|&&&(i, j, _)| {
+                let ((payload_i, text_i), (payload_j, text_j)) = (&exact_keys[i], &exact_keys[j]);
+                payload_i == payload_j || (text_i.is_some() && text_i == text_j)
+            })
             .count();
         table.row(vec![
-            "replica check: `exact_duplicate` links whose replicated compared sets are identical"
+            "replica check: decisions of the replay that differ from the run's (kind or original)"
+                .into(),
+            format!("{replay_disagreements} of {}", docs.len()),
+        ]);
+        table.row(vec![
+            "replica check: `exact_duplicate` links whose replayed payloads or normalized texts \
+             are identical"
                 .into(),
             format!("{identical} of {}", exact_links.len()),
         ]);
@@ -695,4 +716,22 @@ fn main() -> anyhow::Result<()> {
         println!("{}", table.render());
     }
     Ok(())
+}
+
+/// What an `exact_duplicate` decision is keyed on: the payload digest and the digest of the
+/// page's normalized text (its own content, template included).
+type ExactKeys = (
+    dedupcrawl_sketch::PayloadDigest,
+    Option<dedupcrawl_sketch::TokenDigest>,
+);
+
+/// A decision as the decision lines name it: kind and the page it links to.
+fn decision_of(decision: &dedupcrawl_index::DedupDecision) -> (&'static str, Option<&str>) {
+    use dedupcrawl_index::DedupDecision;
+    match decision {
+        DedupDecision::New { .. } => ("new", None),
+        DedupDecision::ExactDuplicate { of, .. } => ("exact_duplicate", Some(of.name.as_str())),
+        DedupDecision::NearDuplicate { of, .. } => ("near_duplicate", Some(of.name.as_str())),
+        DedupDecision::Contained { within, .. } => ("contained", Some(within.name.as_str())),
+    }
 }
