@@ -189,8 +189,8 @@ fn main() -> anyhow::Result<()> {
                     replay_disagreements += 1;
                 }
                 exact_keys.push((
-                    fingerprinted.fingerprint.payload.clone(),
-                    fingerprinted.fingerprint.tokens.clone(),
+                    fingerprinted.fingerprint.payload,
+                    fingerprinted.fingerprint.tokens,
                 ));
                 out.push(if fingerprinted.tokens.len() < W {
                     Vec::new()
