@@ -1,6 +1,6 @@
 //! The PostgreSQL backend of the index ([`PostgresDedupIndex`]): several workers of one crawl
 //! share it. Tables (top-level `migrations/`, applied on connect): `index_meta` (format,
-//! signature settings, next id, originals), `index_document` (the records, in the encoding of
+//! signature settings, the bound of reserved ids), `index_document` (the records, in the encoding of
 //! `record.rs`), `index_bucket` (LSH band buckets), `index_posting` (containment postings),
 //! `index_digest` (exact-digest keys → first id), `index_block_count` and `index_host`
 //! (template learning). Every row names its crawl, so crawls can share a database.
@@ -37,6 +37,9 @@ use crate::{DedupDecision, DedupIndex, DocumentFingerprint, IndexConfig, IndexEr
 /// Connections an index keeps open at most.
 const MAX_CONNECTIONS: u32 = 8;
 
+/// Document ids a process reserves at a time (see [`IdReservations`]).
+const ID_BLOCK: i64 = 64;
+
 type Tx = Transaction<'static, Postgres>;
 
 /// The dedup index of one crawl in PostgreSQL.
@@ -46,7 +49,25 @@ pub struct PostgresDedupIndex {
     config: IndexConfig,
     /// The advisory lock key of this crawl's index.
     lock_key: i64,
+    ids: IdReservations,
     runtime: Option<tokio::runtime::Runtime>,
+}
+
+/// Document ids this process has reserved and not used yet.
+///
+/// Why blocks: taking each id from the crawl's `index_meta` row inside the decision's
+/// transaction locked that row until the commit, so every insert of every worker waited for
+/// the one before it (half of a PostgreSQL worker's database time, and most of it with four
+/// workers: benches/workers). A block of [`ID_BLOCK`] ids is reserved in a transaction of its
+/// own, before the decision's transaction starts; an id a decision did not use (a duplicate
+/// that is not stored, a lookup) goes back to the free list. Ids stay unique per crawl; they
+/// are ascending within one process, not across processes, and a killed process leaves the
+/// rest of its block unused (gaps, which every reader of ids already allows: removed
+/// documents leave them too).
+#[derive(Default)]
+struct IdReservations {
+    /// Free ids, largest first (the smallest is popped).
+    free: std::sync::Mutex<Vec<i64>>,
 }
 
 impl std::fmt::Debug for PostgresDedupIndex {
@@ -115,8 +136,8 @@ impl PostgresDedupIndex {
         let stored = block_on(&runtime, async move {
             let pool = connect_and_migrate(&url_owned, MAX_CONNECTIONS).await?;
             sqlx::query(
-                "INSERT INTO index_meta (crawl, format, signature, next_id, originals) \
-                 VALUES ($1, $2, $3, 0, 0) ON CONFLICT DO NOTHING",
+                "INSERT INTO index_meta (crawl, format, signature, next_id) \
+                 VALUES ($1, $2, $3, 0) ON CONFLICT DO NOTHING",
             )
             .bind(&crawl_owned)
             .bind(FORMAT_VERSION)
@@ -154,6 +175,7 @@ impl PostgresDedupIndex {
             crawl: crawl.to_string(),
             config,
             lock_key: xxh3_64(format!("dedupcrawl-index:{crawl}").as_bytes()) as i64,
+            ids: IdReservations::default(),
             runtime: Some(runtime),
         })
     }
@@ -173,6 +195,54 @@ impl PostgresDedupIndex {
     fn with_storage<T>(
         &self,
         lock: Lock,
+        body: impl FnOnce(&mut PgStorage<'_>) -> Result<T, IndexError>,
+    ) -> Result<T, IndexError> {
+        self.with_storage_and_id(lock, None, body)
+    }
+
+    /// The smallest free reserved id, reserving a new block when none is left.
+    fn take_id(&self) -> Result<i64, IndexError> {
+        let mut free = self
+            .ids
+            .free
+            .lock()
+            .map_err(|_| IndexError::Runtime("the id reservations were poisoned".into()))?;
+        if let Some(id) = free.pop() {
+            return Ok(id);
+        }
+        let (pool, crawl) = (self.pool.clone(), self.crawl.clone());
+        let end: i64 = block_on(self.runtime()?, async move {
+            sqlx::query_scalar(
+                "UPDATE index_meta SET next_id = next_id + $2 WHERE crawl = $1 RETURNING next_id",
+            )
+            .bind(&crawl)
+            .bind(ID_BLOCK)
+            .fetch_one(&pool)
+            .await
+        })?
+        .map_err(database("reserve document ids"))?;
+        if end - ID_BLOCK >= i64::from(DocumentId::MAX) {
+            return Err(IndexError::Full);
+        }
+        free.extend((end - ID_BLOCK..end).rev());
+        free.pop()
+            .ok_or_else(|| IndexError::Runtime("an id block was empty".into()))
+    }
+
+    /// Gives back an id a decision did not use.
+    fn give_back_id(&self, id: i64) {
+        if let Ok(mut free) = self.ids.free.lock() {
+            // Largest first: the smallest free id stays at the end.
+            let at = free.partition_point(|&other| other > id);
+            free.insert(at, id);
+        }
+    }
+
+    /// [`with_storage`](Self::with_storage) with an id reserved for the decision's insert.
+    fn with_storage_and_id<T>(
+        &self,
+        lock: Lock,
+        reserved_id: Option<i64>,
         body: impl FnOnce(&mut PgStorage<'_>) -> Result<T, IndexError>,
     ) -> Result<T, IndexError> {
         let runtime = self.runtime()?;
@@ -211,8 +281,15 @@ impl PostgresDedupIndex {
         let mut storage = PgStorage {
             index: self,
             tx: RefCell::new(Some(tx)),
+            reserved_id: std::cell::Cell::new(reserved_id),
         };
-        let value = body(&mut storage)?;
+        let value = body(&mut storage);
+        // An id the decision did not take is free again (one it took is used or, on an
+        // error, lost: a gap).
+        if let Some(id) = storage.reserved_id.take() {
+            self.give_back_id(id);
+        }
+        let value = value?;
         let tx = storage.take()?;
         block_on(runtime, async move { tx.commit().await })?.map_err(database("commit"))?;
         Ok(value)
@@ -235,7 +312,11 @@ impl PostgresDedupIndex {
             exclusive: insert,
             keys,
         };
-        self.with_storage(lock, |storage| algorithm.check(storage, doc, insert))
+        // Reserved before the transaction: no row lock is taken for it inside.
+        let reserved_id = if insert { Some(self.take_id()?) } else { None };
+        self.with_storage_and_id(lock, reserved_id, |storage| {
+            algorithm.check(storage, doc, insert)
+        })
     }
 }
 
@@ -243,6 +324,8 @@ impl PostgresDedupIndex {
 struct PgStorage<'a> {
     index: &'a PostgresDedupIndex,
     tx: RefCell<Option<Tx>>,
+    /// The id an insert of this decision uses ([`IndexStorage::next_id`]).
+    reserved_id: std::cell::Cell<Option<i64>>,
 }
 
 impl Drop for PgStorage<'_> {
@@ -286,7 +369,7 @@ impl PgStorage<'_> {
         let band_keys = bucket_rows(&config, &document);
         let samples = posting_values(&document);
         let digests = digest_rows(&document);
-        let (id, original) = (i64::from(document.id), document.link.is_none());
+        let id = i64::from(document.id);
         self.call("remove a document", move |mut tx, crawl| async move {
             let result = async {
                 sqlx::query("DELETE FROM index_document WHERE crawl = $1 AND id = $2")
@@ -323,15 +406,6 @@ impl PgStorage<'_> {
                 .bind(&digests.1)
                 .execute(&mut *tx)
                 .await?;
-                if original {
-                    sqlx::query(
-                        "UPDATE index_meta SET originals = greatest(originals - 1, 0) \
-                         WHERE crawl = $1",
-                    )
-                    .bind(&crawl)
-                    .execute(&mut *tx)
-                    .await?;
-                }
                 Ok(())
             }
             .await;
@@ -415,9 +489,13 @@ impl IndexStorage for PgStorage<'_> {
             .unzip();
         let rows: Vec<(i64,)> = self.call("read LSH buckets", move |mut tx, crawl| async move {
             let result = sqlx::query_as(
-                "SELECT id FROM index_bucket WHERE crawl = $1 \
-                 AND (band, bucket_key) IN (SELECT * FROM unnest($2::smallint[], $3::bigint[])) \
-                 ORDER BY band, id",
+                // A lateral probe per band behind `OFFSET 0` (the subquery is not pulled up
+                // into a join): with statistics older than the table's growth, the join form
+                // was planned as a hash over the whole crawl (see `block_page_counts`).
+                "SELECT x.id FROM unnest($2::smallint[], $3::bigint[]) AS b(band, bucket_key) \
+                 CROSS JOIN LATERAL (SELECT i.id FROM index_bucket i WHERE i.crawl = $1 \
+                 AND i.band = b.band AND i.bucket_key = b.bucket_key OFFSET 0) AS x \
+                 ORDER BY b.band, x.id",
             )
             .bind(&crawl)
             .bind(&bands)
@@ -463,8 +541,9 @@ impl IndexStorage for PgStorage<'_> {
         let rows: Vec<(i64, Vec<u8>)> =
             self.call("read documents", move |mut tx, crawl| async move {
                 let result = sqlx::query_as(
-                    "SELECT d.id, d.record FROM unnest($2::bigint[]) AS w(id) \
-                     JOIN index_document d ON d.crawl = $1 AND d.id = w.id",
+                    "SELECT x.id, x.record FROM unnest($2::bigint[]) AS w(id) \
+                     CROSS JOIN LATERAL (SELECT d.id, d.record FROM index_document d \
+                     WHERE d.crawl = $1 AND d.id = w.id OFFSET 0) AS x",
                 )
                 .bind(&crawl)
                 .bind(&wanted)
@@ -492,9 +571,10 @@ impl IndexStorage for PgStorage<'_> {
         let rows: Vec<(i64, i64)> =
             self.call("read postings", move |mut tx, crawl| async move {
                 let result = sqlx::query_as(
-                    "SELECT p.sample, p.id FROM unnest($2::bigint[]) AS w(sample) \
-                 JOIN index_posting p ON p.crawl = $1 AND p.sample = w.sample \
-                 ORDER BY p.sample, p.id",
+                    "SELECT x.sample, x.id FROM unnest($2::bigint[]) AS w(sample) \
+                     CROSS JOIN LATERAL (SELECT p.sample, p.id FROM index_posting p \
+                     WHERE p.crawl = $1 AND p.sample = w.sample OFFSET 0) AS x \
+                     ORDER BY x.sample, x.id",
                 )
                 .bind(&crawl)
                 .bind(&wanted)
@@ -522,17 +602,10 @@ impl IndexStorage for PgStorage<'_> {
     }
 
     fn next_id(&self) -> Result<DocumentId, IndexError> {
-        let next: i64 = self.call("read the next id", move |mut tx, crawl| async move {
-            // Locks the row to the commit: checks that run at the same time (disjoint lock
-            // keys) take their ids one after the other.
-            let result =
-                sqlx::query_scalar("SELECT next_id FROM index_meta WHERE crawl = $1 FOR UPDATE")
-                    .bind(&crawl)
-                    .fetch_one(&mut *tx)
-                    .await;
-            (result, tx)
+        let id = self.reserved_id.take().ok_or_else(|| {
+            IndexError::Runtime("a decision asked for a second id, or a lookup for one".into())
         })?;
-        DocumentId::try_from(next).map_err(|_| IndexError::Full)
+        DocumentId::try_from(id).map_err(|_| IndexError::Full)
     }
 
     fn append(&mut self, record: StoredDocument) -> Result<(), IndexError> {
@@ -556,15 +629,6 @@ impl IndexStorage for PgStorage<'_> {
                 .bind(id)
                 .bind(original)
                 .bind(&bytes)
-                .execute(&mut *tx)
-                .await?;
-                sqlx::query(
-                    "UPDATE index_meta SET next_id = $2 + 1, \
-                     originals = originals + CASE WHEN $3 THEN 1 ELSE 0 END WHERE crawl = $1",
-                )
-                .bind(&crawl)
-                .bind(id)
-                .bind(original)
                 .execute(&mut *tx)
                 .await?;
                 sqlx::query(&format!(
@@ -640,15 +704,18 @@ impl IndexStorage for PgStorage<'_> {
     fn block_page_counts(&self, host: &str, fingerprints: &[u64]) -> Result<Vec<u32>, IndexError> {
         let host = host.to_string();
         let wanted: Vec<i64> = fingerprints.iter().map(|&f| f as i64).collect();
-        let rows: Vec<(i64, i32)> =
+        let rows: Vec<(i64, Option<i32>)> =
             self.call("read block counts", move |mut tx, crawl| async move {
                 let result = sqlx::query_as(
-                    // A join on the array (not `= ANY`): one index probe per fingerprint,
-                    // where `= ANY` let the planner scan the whole host (every row has the
-                    // same crawl and host) at 5 ms a call.
-                    "SELECT b.fingerprint, b.pages FROM unnest($3::bigint[]) AS f(fingerprint) \
-                     JOIN index_block_count b ON b.crawl = $1 AND b.host = $2 \
-                     AND b.fingerprint = f.fingerprint",
+                    // One primary-key probe per fingerprint, as a correlated subquery: the
+                    // planner cannot turn it into a join. A join on the array (or `= ANY`)
+                    // was planned as a hash join over every row of the host whenever the
+                    // table's statistics were older than its growth (a crawl fills it faster
+                    // than autovacuum analyzes it): 12 ms a call at 100k rows, 93 % of a
+                    // PostgreSQL worker's database time (benches/workers).
+                    "SELECT f.fingerprint, (SELECT b.pages FROM index_block_count b \
+                     WHERE b.crawl = $1 AND b.host = $2 AND b.fingerprint = f.fingerprint) \
+                     FROM unnest($3::bigint[]) AS f(fingerprint)",
                 )
                 .bind(&crawl)
                 .bind(&host)
@@ -659,7 +726,7 @@ impl IndexStorage for PgStorage<'_> {
             })?;
         let counts: std::collections::HashMap<u64, u32> = rows
             .into_iter()
-            .map(|(f, pages)| (f as u64, capped_count(pages)))
+            .filter_map(|(f, pages)| Some((f as u64, capped_count(pages?))))
             .collect();
         Ok(fingerprints
             .iter()
@@ -745,7 +812,8 @@ impl DedupIndex for PostgresDedupIndex {
             let (originals, next_id, buckets, bytes): (i64, i64, i64, i64) =
                 storage.call("read the index's counts", move |mut tx, crawl| async move {
                     let result = sqlx::query_as(
-                        "SELECT (SELECT originals FROM index_meta WHERE crawl = $1), \
+                        "SELECT (SELECT count(*) FROM index_document \
+                          WHERE crawl = $1 AND original), \
                          (SELECT next_id FROM index_meta WHERE crawl = $1), \
                          (SELECT count(*) FROM index_bucket WHERE crawl = $1), \
                          (SELECT COALESCE(sum(octet_length(record)), 0)::bigint \

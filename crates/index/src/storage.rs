@@ -66,7 +66,10 @@ pub(crate) trait IndexStorage {
     fn payload_match(&self, key: u64) -> Result<Option<DocumentId>, IndexError>;
     /// The first document indexed under a 64-bit token-digest key.
     fn token_match(&self, key: u64) -> Result<Option<DocumentId>, IndexError>;
-    /// The id the next [`append`](IndexStorage::append) must use (ids are dense, ascending).
+    /// The id the next [`append`](IndexStorage::append) must use, used by no other document
+    /// of the index. The embedded index hands out dense ascending ids; a backend shared by
+    /// several processes may reserve them in blocks, so ids need not follow the order of
+    /// insertion and may leave gaps (readers already allow gaps: removals leave them).
     fn next_id(&self) -> Result<DocumentId, IndexError>;
     /// Stores a record under `record.id` (= [`next_id`](IndexStorage::next_id)) and indexes
     /// it as described above.

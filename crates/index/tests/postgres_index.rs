@@ -29,6 +29,9 @@ impl index_suite::Backend for Postgres {
     fn open(&self) -> Arc<dyn DedupIndex> {
         Arc::new(connect(&self.crawl))
     }
+    fn dense_ids(&self) -> bool {
+        false
+    }
 }
 
 fn postgres() -> Box<dyn index_suite::Backend> {
