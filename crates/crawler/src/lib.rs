@@ -100,6 +100,7 @@ mod config;
 mod context;
 mod crawl_log;
 mod crawl_state;
+mod directory_lock;
 mod engine;
 mod error;
 mod host_health;
@@ -109,6 +110,7 @@ mod observe_hooks;
 mod output_paths;
 mod page;
 mod postgres_crawl_state;
+mod postgres_schedule_lock;
 mod progress;
 mod recrawl_settings;
 mod redirect_guard;
@@ -117,6 +119,7 @@ mod resume;
 mod revisit;
 mod revisit_page;
 mod robots_sitemaps;
+mod schedule_book;
 mod site_schedule;
 mod sled_crawl_state;
 mod stores;
@@ -127,6 +130,7 @@ pub use config::{
     FetchSettings, NearDuplicatePolicy, NonHtmlPolicy, Oversize, ResolvedSite, ScopeSettings,
     SiteConfig, StoreSettings,
 };
+pub use crawl_state::ScheduledSiteState;
 pub use crawl_log::{CrawlLog, Decision, HOST_GIVEN_UP_NOTE, LogLine, read_crawl_log};
 pub use engine::{run_crawl, run_observed_crawl, run_recrawl};
 pub use error::CrawlError;
@@ -135,5 +139,6 @@ pub use observe_hooks::observe_line;
 pub use output_paths::{OutputPaths, warc_files};
 pub use recrawl_settings::RecrawlSettings;
 pub use report::{CrawlReport, HostReport, ResumeScan};
+pub use schedule_book::ScheduleBook;
 pub use site_schedule::SiteSchedule;
 pub use stores::open_crawl_index;

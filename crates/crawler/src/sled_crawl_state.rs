@@ -1,7 +1,9 @@
-//! The embedded [`CrawlStateStore`]: six trees of the crawl's sled database (`OUT/state/`).
+//! The embedded [`CrawlStateStore`]: seven trees of the crawl's sled database (`OUT/state/`;
+//! a schedule's own database, `OUT/schedule-state/`, uses the same trees).
 
 use crate::crawl_state::{
     ArchiveCheckpoint, ArchivedRecord, CrawlStateStore, RevisitState, RoundState,
+    ScheduledSiteState,
 };
 use crate::error::CrawlError;
 
@@ -19,6 +21,8 @@ const TREE_REVISIT: &str = "crawl_revisit";
 /// Sled tree of the current [`RoundState`] (one key).
 const TREE_ROUND: &str = "crawl_round";
 const ROUND_KEY: &[u8] = b"current";
+/// Sled tree: `[[site]] name` → [`ScheduledSiteState`] (JSON), in a schedule's database.
+const TREE_SCHEDULED_SITES: &str = "schedule_sites";
 
 /// The crawl state in sled trees; [`flush`](CrawlStateStore::flush) flushes the whole db.
 pub(crate) struct SledCrawlState {
@@ -29,6 +33,7 @@ pub(crate) struct SledCrawlState {
     checkpoints: sled::Tree,
     revisit: sled::Tree,
     rounds: sled::Tree,
+    scheduled_sites: sled::Tree,
 }
 
 impl SledCrawlState {
@@ -41,6 +46,7 @@ impl SledCrawlState {
             checkpoints: db.open_tree(TREE_CHECKPOINT)?,
             revisit: db.open_tree(TREE_REVISIT)?,
             rounds: db.open_tree(TREE_ROUND)?,
+            scheduled_sites: db.open_tree(TREE_SCHEDULED_SITES)?,
         })
     }
 }
@@ -135,6 +141,31 @@ impl CrawlStateStore for SledCrawlState {
     fn set_round(&self, round: &RoundState) -> Result<(), CrawlError> {
         self.rounds
             .insert(ROUND_KEY, serde_json::to_vec(round).unwrap_or_default())?;
+        Ok(())
+    }
+
+    fn scheduled_sites(&self) -> Result<Vec<(String, ScheduledSiteState)>, CrawlError> {
+        let mut sites = Vec::new();
+        for item in self.scheduled_sites.iter() {
+            let (key, value) = item?;
+            // Like the revisit states: a state that does not parse is no state (the site is
+            // due at once, as a new one).
+            if let Ok(state) = serde_json::from_slice(&value) {
+                sites.push((String::from_utf8_lossy(&key).into_owned(), state));
+            }
+        }
+        Ok(sites)
+    }
+
+    fn record_scheduled_site(
+        &self,
+        site: &str,
+        state: &ScheduledSiteState,
+    ) -> Result<(), CrawlError> {
+        self.scheduled_sites.insert(
+            site.as_bytes(),
+            serde_json::to_vec(state).unwrap_or_default(),
+        )?;
         Ok(())
     }
 
