@@ -217,7 +217,8 @@ pub fn run(args: ScheduleArgs) -> anyhow::Result<()> {
     let sites =
         scheduled_sites(&config).with_context(|| format!("in {}", args.config.display()))?;
     let dir = config.crawl.out.clone();
-    let book = ScheduleBook::open(&config).with_context(|| format!("in {}", args.config.display()))?;
+    let book =
+        ScheduleBook::open(&config).with_context(|| format!("in {}", args.config.display()))?;
     let old_state = dir.join(OLD_STATE_FILE);
     if old_state.exists() {
         tracing::warn!(

@@ -20,7 +20,10 @@ use dedupcrawl_testsite::{MutatingSite, Validation, text};
 enum Backend {
     Embedded,
     /// The test server and a crawl name of this test's own.
-    Postgres { url: String, crawl: String },
+    Postgres {
+        url: String,
+        crawl: String,
+    },
 }
 
 impl Backend {
@@ -179,7 +182,10 @@ fn rounds_run_on_time_across_a_restart(backend: Backend) {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("out");
     let dead = dead_url();
-    let sites = [("dead", dead.as_str(), "2s"), ("live", &site.url("/"), "2s")];
+    let sites = [
+        ("dead", dead.as_str(), "2s"),
+        ("live", &site.url("/"), "2s"),
+    ];
     let config = write_config(dir.path(), &backend, &sites);
     let first_log = dir.path().join("schedule-1.log");
     let mut schedule = start_schedule(&config, &first_log);
@@ -202,8 +208,17 @@ fn rounds_run_on_time_across_a_restart(backend: Backend) {
         refusal.contains("another `dedupcrawl schedule` runs"),
         "{second:?}"
     );
+    if let Backend::Embedded = &backend {
+        assert!(
+            refusal.contains("schedule-state"),
+            "names the state: {refusal}"
+        );
+    }
     if let Backend::Postgres { crawl, .. } = &backend {
-        assert!(refusal.contains(crawl.as_str()), "names the crawl: {refusal}");
+        assert!(
+            refusal.contains(crawl.as_str()),
+            "names the crawl: {refusal}"
+        );
         assert!(
             !dir.path().join("elsewhere/out/live").exists(),
             "the refused schedule started nothing"
@@ -267,6 +282,59 @@ fn rounds_run_on_time_across_a_restart(backend: Backend) {
         !out.join("schedule.json").exists(),
         "no state file beside the store"
     );
+}
+
+/// A schedule whose lock session ends (server restart, network loss, here an administrator's
+/// `pg_terminate_backend`) stops at its next record instead of running rounds beside a
+/// schedule that took the lock meanwhile.
+#[test]
+fn postgres_schedule_stops_when_its_lock_session_is_lost() {
+    let backend = Backend::postgres();
+    let Backend::Postgres { url, crawl } = &backend else {
+        unreachable!("a PostgreSQL backend")
+    };
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    let site = live_site(&runtime);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = write_config(dir.path(), &backend, &[("live", &site.url("/"), "2s")]);
+    let log = dir.path().join("schedule.log");
+    let mut schedule = start_schedule(&config, &log);
+    wait_for_rounds(&log, "live", 1, Duration::from_secs(60));
+
+    // The session holding the crawl's advisory lock (a bigint key: high half in classid, low
+    // half in objid).
+    let terminate = format!(
+        "SELECT count(pg_terminate_backend(pid)) FROM pg_locks WHERE locktype = 'advisory' \
+         AND granted AND ((classid::bigint << 32) | objid::bigint) = \
+         hashtextextended('dedupcrawl-schedule:{crawl}', 0)"
+    );
+    let terminated = Command::new("psql")
+        .args(["--no-psqlrc", "--tuples-only", "--no-align", "--command"])
+        .arg(&terminate)
+        .arg(url)
+        .output()
+        .expect("psql runs (installed with PostgreSQL by scripts/install-test-tools)");
+    assert!(terminated.status.success(), "{terminated:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&terminated.stdout).trim(),
+        "1",
+        "one session held the schedule's lock"
+    );
+
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let status = loop {
+        if let Some(status) = schedule.try_wait().expect("wait for the schedule") {
+            break status;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the schedule ran on without its lock"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert!(!status.success(), "{status:?}");
+    let text = std::fs::read_to_string(&log).expect("schedule log");
+    assert!(text.contains("keep the schedule lock"), "{text}");
 }
 
 #[test]

@@ -53,7 +53,9 @@ pub enum CrawlError {
     #[error(transparent)]
     Fetch(#[from] dedupcrawl_fetch::FetchError),
     /// Another `dedupcrawl schedule` holds this schedule's state (`place` says where).
-    #[error("another `dedupcrawl schedule` runs on {place}: stop it first, or give this schedule {remedy}")]
+    #[error(
+        "another `dedupcrawl schedule` runs on {place}: stop it first, or give this schedule {remedy}"
+    )]
     ScheduleRunning { place: String, remedy: &'static str },
     /// A worker task panicked or was cancelled.
     #[error("crawl worker failed: {0}")]

@@ -130,8 +130,8 @@ pub use config::{
     FetchSettings, NearDuplicatePolicy, NonHtmlPolicy, Oversize, ResolvedSite, ScopeSettings,
     SiteConfig, StoreSettings,
 };
-pub use crawl_state::ScheduledSiteState;
 pub use crawl_log::{CrawlLog, Decision, HOST_GIVEN_UP_NOTE, LogLine, read_crawl_log};
+pub use crawl_state::ScheduledSiteState;
 pub use engine::{run_crawl, run_observed_crawl, run_recrawl};
 pub use error::CrawlError;
 pub use host_health::GivenUpHost;

@@ -21,6 +21,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::CrawlConfig;
 use crate::config::StoreLocation;
 use crate::crawl_state::{CrawlStateStore, ScheduledSiteState};
 use crate::directory_lock::DirectoryLock;
@@ -28,7 +29,6 @@ use crate::error::CrawlError;
 use crate::postgres_crawl_state::PostgresCrawlState;
 use crate::postgres_schedule_lock::PostgresScheduleLock;
 use crate::sled_crawl_state::SledCrawlState;
-use crate::CrawlConfig;
 
 /// sled page cache of the schedule state: a few hundred bytes per site.
 const CACHE_BYTES: u64 = 4 * 1024 * 1024;
@@ -100,12 +100,15 @@ impl ScheduleBook {
                         remedy: "another crawl.out",
                     }
                 })?;
-                let session = PostgresScheduleLock::try_acquire(&url, &crawl)?.ok_or_else(|| {
-                    CrawlError::ScheduleRunning {
-                        place: format!("crawl {crawl:?} in PostgreSQL (it holds the crawl's lock)"),
-                        remedy: "another store.crawl",
-                    }
-                })?;
+                let session =
+                    PostgresScheduleLock::try_acquire(&url, &crawl)?.ok_or_else(|| {
+                        CrawlError::ScheduleRunning {
+                            place: format!(
+                                "crawl {crawl:?} in PostgreSQL (it holds the crawl's lock)"
+                            ),
+                            remedy: "another store.crawl",
+                        }
+                    })?;
                 Ok(ScheduleBook {
                     // The worker only keys crawl-log marks and checkpoints, which a schedule
                     // has none of.
