@@ -213,6 +213,20 @@ pub(crate) mod behaviour_suite {
         }
     }
 
+    fn sorted_sites(state: &dyn CrawlStateStore) -> Vec<(String, ScheduledSiteState)> {
+        let mut sites = state.scheduled_sites().unwrap();
+        sites.sort_by(|a, b| a.0.cmp(&b.0));
+        sites
+    }
+
+    /// The sites the suite records, as they read back.
+    fn expected_sites() -> Vec<(String, ScheduledSiteState)> {
+        vec![
+            ("dead".to_string(), scheduled(0, Some(4))),
+            ("live".to_string(), scheduled(3, Some(0))),
+        ]
+    }
+
     /// Every case, on the stores `open` gives (each call reopens the same state; the caller
     /// drops a store before the next call).
     pub(crate) fn run(open: &dyn Fn() -> Box<dyn CrawlStateStore>) {
@@ -292,14 +306,9 @@ pub(crate) mod behaviour_suite {
             state
                 .record_scheduled_site("live", &scheduled(3, Some(0)))
                 .unwrap();
-            let mut sites = state.scheduled_sites().unwrap();
-            sites.sort_by(|a, b| a.0.cmp(&b.0));
             assert_eq!(
-                sites,
-                vec![
-                    ("dead".to_string(), scheduled(0, Some(4))),
-                    ("live".to_string(), scheduled(3, Some(0))),
-                ],
+                sorted_sites(state.as_ref()),
+                expected_sites(),
                 "one state per site, the last record wins"
             );
             state.flush().unwrap();
@@ -323,14 +332,9 @@ pub(crate) mod behaviour_suite {
         );
         assert_eq!(state.revisit_states().unwrap().len(), 2);
         assert_eq!(state.round().unwrap(), Some(round(2, true)));
-        let mut sites = state.scheduled_sites().unwrap();
-        sites.sort_by(|a, b| a.0.cmp(&b.0));
         assert_eq!(
-            sites,
-            vec![
-                ("dead".to_string(), scheduled(0, Some(4))),
-                ("live".to_string(), scheduled(3, Some(0))),
-            ],
+            sorted_sites(state.as_ref()),
+            expected_sites(),
             "the schedule state survives"
         );
     }

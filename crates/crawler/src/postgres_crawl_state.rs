@@ -47,6 +47,19 @@ fn database(action: &'static str) -> impl FnOnce(sqlx::Error) -> CrawlError {
     move |source| CrawlError::StatePostgres { action, source }
 }
 
+/// A one-thread runtime of a store's own, so that its synchronous calls work from plain
+/// threads and async tasks alike.
+pub(crate) fn small_runtime(
+    thread_name: &'static str,
+) -> Result<tokio::runtime::Runtime, CrawlError> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .thread_name(thread_name)
+        .enable_all()
+        .build()
+        .map_err(|e| CrawlError::Worker(format!("cannot start a runtime: {e}")))
+}
+
 /// Runs `future` on `runtime` and waits for it (from any thread, inside a runtime or not).
 pub(crate) fn block_on<T: Send + 'static>(
     runtime: &tokio::runtime::Runtime,
@@ -64,12 +77,7 @@ pub(crate) fn block_on<T: Send + 'static>(
 impl PostgresCrawlState {
     /// Connects to `url` (migrating the schema) as `worker` of `crawl`.
     pub(crate) fn connect(url: &str, crawl: &str, worker: &str) -> Result<Self, CrawlError> {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .thread_name("state-postgres")
-            .enable_all()
-            .build()
-            .map_err(|e| CrawlError::Worker(format!("cannot start a runtime: {e}")))?;
+        let runtime = small_runtime("state-postgres")?;
         let url = url.to_string();
         let pool = block_on(&runtime, async move {
             dedupcrawl_index::connect_and_migrate(&url, MAX_CONNECTIONS).await
@@ -146,6 +154,25 @@ impl PostgresCrawlState {
                 .await
         })?;
         Ok(text.and_then(|t| serde_json::from_str(&t).ok()))
+    }
+
+    /// Every (key, value) row `statement` selects for the crawl; values that do not parse
+    /// are left out.
+    fn read_all_json<T: serde::de::DeserializeOwned>(
+        &self,
+        action: &'static str,
+        statement: &'static str,
+    ) -> Result<Vec<(String, T)>, CrawlError> {
+        let rows: Vec<(String, String)> = self.call(action, move |pool, crawl, _| async move {
+            sqlx::query_as(statement)
+                .bind(&crawl)
+                .fetch_all(&pool)
+                .await
+        })?;
+        Ok(rows
+            .into_iter()
+            .filter_map(|(key, text)| Some((key, serde_json::from_str(&text).ok()?)))
+            .collect())
     }
 
     /// Stores (replaces) the URL's value.
@@ -305,19 +332,10 @@ impl CrawlStateStore for PostgresCrawlState {
     }
 
     fn revisit_states(&self) -> Result<Vec<(String, RevisitState)>, CrawlError> {
-        let rows: Vec<(String, String)> = self.call(
+        self.read_all_json(
             "read the revisit states",
-            move |pool, crawl, _| async move {
-                sqlx::query_as("SELECT url, state FROM crawl_revisit WHERE crawl = $1")
-                    .bind(&crawl)
-                    .fetch_all(&pool)
-                    .await
-            },
-        )?;
-        Ok(rows
-            .into_iter()
-            .filter_map(|(url, text)| Some((url, serde_json::from_str(&text).ok()?)))
-            .collect())
+            "SELECT url, state FROM crawl_revisit WHERE crawl = $1",
+        )
     }
 
     fn round(&self) -> Result<Option<RoundState>, CrawlError> {
@@ -347,19 +365,10 @@ impl CrawlStateStore for PostgresCrawlState {
     }
 
     fn scheduled_sites(&self) -> Result<Vec<(String, ScheduledSiteState)>, CrawlError> {
-        let rows: Vec<(String, String)> = self.call(
+        self.read_all_json(
             "read the scheduled sites",
-            move |pool, crawl, _| async move {
-                sqlx::query_as("SELECT site, state FROM schedule_sites WHERE crawl = $1")
-                    .bind(&crawl)
-                    .fetch_all(&pool)
-                    .await
-            },
-        )?;
-        Ok(rows
-            .into_iter()
-            .filter_map(|(site, text)| Some((site, serde_json::from_str(&text).ok()?)))
-            .collect())
+            "SELECT site, state FROM schedule_sites WHERE crawl = $1",
+        )
     }
 
     fn record_scheduled_site(

@@ -10,7 +10,7 @@ use sqlx::Connection as _;
 use sqlx::postgres::PgConnection;
 
 use crate::error::CrawlError;
-use crate::postgres_crawl_state::block_on;
+use crate::postgres_crawl_state::{block_on, small_runtime};
 
 /// How long a taken lock is tried again before giving up: a schedule restarted right after a
 /// kill may find its predecessor's session still ending.
@@ -35,12 +35,7 @@ impl PostgresScheduleLock {
         url: &str,
         crawl: &str,
     ) -> Result<Option<PostgresScheduleLock>, CrawlError> {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .thread_name("schedule-lock")
-            .enable_all()
-            .build()
-            .map_err(|e| CrawlError::Worker(format!("cannot start a runtime: {e}")))?;
+        let runtime = small_runtime("schedule-lock")?;
         let url = url.to_string();
         let mut connection = block_on(&runtime, async move { PgConnection::connect(&url).await })?
             .map_err(database("connect for the schedule lock"))?;

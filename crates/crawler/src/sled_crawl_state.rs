@@ -51,6 +51,22 @@ impl SledCrawlState {
     }
 }
 
+/// Every entry of a tree of JSON values. Like the single reads, a value that does not parse is
+/// no value: a revisit state lost that way is fetched as new, a site's schedule state lost that
+/// way is due at once.
+fn json_entries<T: serde::de::DeserializeOwned>(
+    tree: &sled::Tree,
+) -> Result<Vec<(String, T)>, CrawlError> {
+    let mut entries = Vec::new();
+    for item in tree.iter() {
+        let (key, value) = item?;
+        if let Ok(value) = serde_json::from_slice(&value) {
+            entries.push((String::from_utf8_lossy(&key).into_owned(), value));
+        }
+    }
+    Ok(entries)
+}
+
 impl CrawlStateStore for SledCrawlState {
     fn archived_record(&self, url: &str) -> Result<Option<ArchivedRecord>, CrawlError> {
         Ok(self
@@ -120,15 +136,7 @@ impl CrawlStateStore for SledCrawlState {
     }
 
     fn revisit_states(&self) -> Result<Vec<(String, RevisitState)>, CrawlError> {
-        let mut states = Vec::new();
-        for item in self.revisit.iter() {
-            let (key, value) = item?;
-            // Like the archived records: a state that does not parse is no state.
-            if let Ok(state) = serde_json::from_slice(&value) {
-                states.push((String::from_utf8_lossy(&key).into_owned(), state));
-            }
-        }
-        Ok(states)
+        json_entries(&self.revisit)
     }
 
     fn round(&self) -> Result<Option<RoundState>, CrawlError> {
@@ -145,16 +153,7 @@ impl CrawlStateStore for SledCrawlState {
     }
 
     fn scheduled_sites(&self) -> Result<Vec<(String, ScheduledSiteState)>, CrawlError> {
-        let mut sites = Vec::new();
-        for item in self.scheduled_sites.iter() {
-            let (key, value) = item?;
-            // Like the revisit states: a state that does not parse is no state (the site is
-            // due at once, as a new one).
-            if let Ok(state) = serde_json::from_slice(&value) {
-                sites.push((String::from_utf8_lossy(&key).into_owned(), state));
-            }
-        }
-        Ok(sites)
+        json_entries(&self.scheduled_sites)
     }
 
     fn record_scheduled_site(
