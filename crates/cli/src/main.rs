@@ -17,7 +17,6 @@ mod progress_lines;
 mod recrawl;
 mod round_state;
 mod schedule;
-mod schedule_state;
 mod serve;
 mod serve_access;
 mod warc_texts;

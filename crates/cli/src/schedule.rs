@@ -3,9 +3,10 @@
 //! into `OUT/<site name>/`, later rounds are `recrawl`s of that directory. Each round runs as
 //! a child `dedupcrawl` process (its output appended to `OUT/<site name>/rounds.log`), so a
 //! slow or dead site never delays the others and at most one round per site runs at a time.
-//! Due times survive restarts (`schedule.json`, see [`crate::schedule_state`]); a lock keeps a
-//! second `schedule` off the same directory. `--once` starts what is due now, waits for it and
-//! exits (for system cron or CI).
+//! Due times survive restarts: they are recorded through the crawl-state storage seam, in
+//! `OUT/schedule-state/` or under the schedule's `store.crawl` in PostgreSQL, and its lock
+//! keeps a second `schedule` off the same state (see [`ScheduleBook`]). `--once` starts what
+//! is due now, waits for it and exits (for system cron or CI).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -14,14 +15,14 @@ use std::time::Duration;
 
 use anyhow::Context as _;
 use chrono::{DateTime, Utc};
-use dedupcrawl_crawler::{CrawlConfig, SiteSchedule};
-
-use crate::schedule_state::{ScheduleLock, ScheduleState, SiteState};
+use dedupcrawl_crawler::{CrawlConfig, ScheduleBook, ScheduledSiteState, SiteSchedule};
 
 /// The configuration file `schedule` writes for each site's rounds, in the site's directory.
 const SITE_CONFIG: &str = "site.toml";
 /// The file each site's round processes append their output to.
 const ROUNDS_LOG: &str = "rounds.log";
+/// Where an older dedupcrawl kept the schedule's state (no longer read).
+const OLD_STATE_FILE: &str = "schedule.json";
 /// How often running rounds are checked for their end.
 const POLL: Duration = Duration::from_millis(200);
 
@@ -126,7 +127,7 @@ fn write_site_config(
 }
 
 /// Starts `site`'s next round: `crawl` the first time, `recrawl` afterwards.
-fn start_round(site: &ScheduledSite, state: &SiteState) -> anyhow::Result<Child> {
+fn start_round(site: &ScheduledSite, state: &ScheduledSiteState) -> anyhow::Result<Child> {
     let program = std::env::current_exe().context("cannot find the dedupcrawl executable")?;
     let mut command = Command::new(program);
     if state.rounds_finished == 0 {
@@ -177,7 +178,7 @@ fn end_with_parent(_command: &mut Command) {}
 /// Records the end of `site`'s round in `state` and says when the next one is due.
 fn finish_round(
     site: &ScheduledSite,
-    state: &mut SiteState,
+    state: &mut ScheduledSiteState,
     round: &RunningRound,
     exit: std::process::ExitStatus,
 ) -> anyhow::Result<()> {
@@ -216,24 +217,31 @@ pub fn run(args: ScheduleArgs) -> anyhow::Result<()> {
     let sites =
         scheduled_sites(&config).with_context(|| format!("in {}", args.config.display()))?;
     let dir = config.crawl.out.clone();
-    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let _lock = ScheduleLock::acquire(&dir)?;
-    let mut state = ScheduleState::load(&dir)?;
+    let book =
+        ScheduleBook::open(&config).with_context(|| format!("in {}", args.config.display()))?;
+    let old_state = dir.join(OLD_STATE_FILE);
+    if old_state.exists() {
+        tracing::warn!(
+            "{} was written by an older dedupcrawl and is not read: the due times start afresh \
+             in the schedule's store; delete the file",
+            old_state.display()
+        );
+    }
+    let mut state = book.sites()?;
     let now = Utc::now();
     for (index, site) in sites.iter().enumerate() {
         write_site_config(&config, index, site)?;
-        state
-            .sites
-            .entry(site.name.clone())
-            .or_insert_with(|| SiteState::new(now));
+        if !state.contains_key(&site.name) {
+            let fresh = ScheduledSiteState::new(now);
+            book.record(&site.name, &fresh)?;
+            state.insert(site.name.clone(), fresh);
+        }
     }
-    state.save(&dir)?;
     let mut running: BTreeMap<usize, RunningRound> = BTreeMap::new();
     let mut failed: Vec<String> = Vec::new();
     let mut first_pass = true;
     let mut announced: Option<(String, DateTime<Utc>)> = None;
     loop {
-        let mut changed = false;
         for (index, site) in sites.iter().enumerate() {
             let Some(round) = running.get_mut(&index) else {
                 continue;
@@ -242,21 +250,25 @@ pub fn run(args: ScheduleArgs) -> anyhow::Result<()> {
                 continue;
             };
             let round = running.remove(&index).context("running round")?;
-            let site_state = state.sites.get_mut(&site.name).context("site state")?;
+            let site_state = state.get_mut(&site.name).context("site state")?;
             finish_round(site, site_state, &round, exit)?;
+            book.record(&site.name, site_state)?;
             if !exit.success() {
                 failed.push(format!("{} ({exit})", site.name));
             }
-            changed = true;
         }
         if !args.once || first_pass {
             let now = Utc::now();
             for (index, site) in sites.iter().enumerate() {
-                let site_state = state.sites.get_mut(&site.name).context("site state")?;
+                let site_state = state.get_mut(&site.name).context("site state")?;
                 if running.contains_key(&index) || site_state.next_due > now {
                     continue;
                 }
                 let round = site_state.rounds_finished + 1;
+                // Recorded before the round starts: on PostgreSQL this also checks that the
+                // schedule still holds its lock.
+                site_state.last_started = Some(now);
+                book.record(&site.name, site_state)?;
                 let child = start_round(site, site_state)?;
                 tracing::info!(
                     "site {}: round {round} ({}) started into {}",
@@ -264,7 +276,6 @@ pub fn run(args: ScheduleArgs) -> anyhow::Result<()> {
                     if round == 1 { "crawl" } else { "recrawl" },
                     site.dir.display()
                 );
-                site_state.last_started = Some(now);
                 running.insert(
                     index,
                     RunningRound {
@@ -273,13 +284,9 @@ pub fn run(args: ScheduleArgs) -> anyhow::Result<()> {
                         round,
                     },
                 );
-                changed = true;
             }
         }
         first_pass = false;
-        if changed {
-            state.save(&dir)?;
-        }
         if args.once && running.is_empty() {
             break;
         }
@@ -301,7 +308,7 @@ pub fn run(args: ScheduleArgs) -> anyhow::Result<()> {
 /// Logs which idle site's round comes next and when, each time that changes.
 fn announce_next(
     sites: &[ScheduledSite],
-    state: &ScheduleState,
+    state: &BTreeMap<String, ScheduledSiteState>,
     running: &BTreeMap<usize, RunningRound>,
     announced: &mut Option<(String, DateTime<Utc>)>,
 ) {
@@ -309,7 +316,7 @@ fn announce_next(
         .iter()
         .enumerate()
         .filter(|(index, _)| !running.contains_key(index))
-        .filter_map(|(_, site)| Some((site.name.clone(), state.sites.get(&site.name)?.next_due)))
+        .filter_map(|(_, site)| Some((site.name.clone(), state.get(&site.name)?.next_due)))
         .min_by_key(|(_, due)| *due);
     if next == *announced {
         return;

@@ -1,8 +1,11 @@
-//! `dedupcrawl schedule`: seconds-level intervals on the mutating fixture site. Rounds start on
-//! time, a `kill -9` of the scheduler keeps the due times (the restarted one continues with
-//! the next round at the persisted time, as a recrawl), a second scheduler on the same
-//! directory is refused, a dead site does not delay the live one, `--once` runs only what is
-//! due, and config errors name the key.
+//! `dedupcrawl schedule`: seconds-level intervals on the mutating fixture site, with the
+//! schedule's state embedded (sled in `OUT/schedule-state/`) and in PostgreSQL. Rounds start
+//! on time, a `kill -9` of the scheduler keeps the due times (the restarted one continues with
+//! the next round at the persisted time, as a recrawl), a second scheduler on the same state
+//! is refused (embedded: the same directory; PostgreSQL: the same `store.crawl` from another
+//! directory), a dead site does not delay the live one, `--once` runs only what is due, and
+//! config errors name the key. The state is read back with [`ScheduleBook`] once the
+//! scheduler is gone.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -10,7 +13,47 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
+use dedupcrawl_crawler::{CrawlConfig, ScheduleBook, ScheduledSiteState};
 use dedupcrawl_testsite::{MutatingSite, Validation, text};
+
+/// Where the schedule keeps its state.
+enum Backend {
+    Embedded,
+    /// The test server and a crawl name of this test's own.
+    Postgres {
+        url: String,
+        crawl: String,
+    },
+}
+
+impl Backend {
+    fn postgres() -> Backend {
+        let url = std::env::var("DEDUPCRAWL_TEST_POSTGRES").unwrap_or_else(|_| {
+            panic!(
+                "DEDUPCRAWL_TEST_POSTGRES is not set: run through ./scripts/test or \
+                 ./scripts/with-postgres"
+            )
+        });
+        let unique = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .expect("clock")
+            .as_nanos();
+        Backend::Postgres {
+            url,
+            crawl: format!("schedule-{}-{unique}", std::process::id()),
+        }
+    }
+
+    /// The config's `[store]` table.
+    fn store_table(&self) -> String {
+        match self {
+            Backend::Embedded => String::new(),
+            Backend::Postgres { url, crawl } => {
+                format!("\n[store]\nurl = {url:?}\ncrawl = {crawl:?}\n")
+            }
+        }
+    }
+}
 
 fn dedupcrawl() -> Command {
     Command::new(env!("CARGO_BIN_EXE_dedupcrawl"))
@@ -41,15 +84,17 @@ fn dead_url() -> String {
     format!("http://127.0.0.1:{port}/")
 }
 
-/// A site list with `sites` (`name`, seed, `every`); revisits always due, dead hosts given up
-/// after one refused connection.
-fn write_config(dir: &Path, sites: &[(&str, &str, &str)]) -> PathBuf {
+/// A site list with `sites` (`name`, seed, `every`) and its output in `DIR/out`; revisits
+/// always due, dead hosts given up after one refused connection.
+fn write_config(dir: &Path, backend: &Backend, sites: &[(&str, &str, &str)]) -> PathBuf {
+    std::fs::create_dir_all(dir).expect("config directory");
     let mut text = format!(
         "[crawl]\nout = {:?}\ndelay = 0.0\n\n[fetch]\nmax_attempts = 1\nhost_max_failures = 1\n\
          retry_backoff = 0.1\nconnect_timeout = 2.0\n\n[recrawl]\ninitial_interval = 0.0\n\
          min_interval = 0.0\nmax_interval = 0.0\n",
         dir.join("out")
     );
+    text.push_str(&backend.store_table());
     for (name, seed, every) in sites {
         text.push_str(&format!(
             "\n[[site]]\nname = {name:?}\nseeds = [{seed:?}]\nevery = {every:?}\n"
@@ -60,9 +105,11 @@ fn write_config(dir: &Path, sites: &[(&str, &str, &str)]) -> PathBuf {
     path
 }
 
-fn state(out: &Path) -> serde_json::Value {
-    let text = std::fs::read_to_string(out.join("schedule.json")).expect("schedule.json");
-    serde_json::from_str(&text).expect("schedule.json is JSON")
+/// The schedule's state of each site, read with the schedule stopped.
+fn state(config: &Path) -> BTreeMap<String, ScheduledSiteState> {
+    let config = CrawlConfig::load(config).expect("config");
+    let book = ScheduleBook::open(&config).expect("open the schedule's state");
+    book.sites().expect("read the schedule's state")
 }
 
 fn time(value: &serde_json::Value) -> DateTime<Utc> {
@@ -71,15 +118,16 @@ fn time(value: &serde_json::Value) -> DateTime<Utc> {
         .with_timezone(&Utc)
 }
 
-/// Waits (at most `limit`) until the live site's state says `rounds` rounds finished.
-fn wait_for_rounds(out: &Path, site: &str, rounds: u64, limit: Duration) {
+/// Waits (at most `limit`) until the schedule's log says `rounds` rounds of `site` finished.
+fn wait_for_rounds(log: &Path, site: &str, rounds: usize, limit: Duration) {
     let deadline = Instant::now() + limit;
+    let needle = format!("site {site}: round ");
     loop {
-        let finished = std::fs::read_to_string(out.join("schedule.json"))
-            .ok()
-            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
-            .and_then(|s| s["sites"][site]["rounds_finished"].as_u64())
-            .unwrap_or(0);
+        let finished = std::fs::read_to_string(log)
+            .unwrap_or_default()
+            .lines()
+            .filter(|line| line.contains(&needle) && line.contains(" finished in "))
+            .count();
         if finished >= rounds {
             return;
         }
@@ -119,55 +167,89 @@ fn start_schedule(config: &Path, stderr: &Path) -> Child {
 }
 
 #[test]
-fn rounds_run_on_time_across_a_restart_and_a_dead_site_does_not_delay_them() {
+fn embedded_rounds_run_on_time_across_a_restart_and_a_dead_site_does_not_delay_them() {
+    rounds_run_on_time_across_a_restart(Backend::Embedded);
+}
+
+#[test]
+fn postgres_rounds_run_on_time_across_a_restart_and_a_dead_site_does_not_delay_them() {
+    rounds_run_on_time_across_a_restart(Backend::postgres());
+}
+
+fn rounds_run_on_time_across_a_restart(backend: Backend) {
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
     let site = live_site(&runtime);
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("out");
     let dead = dead_url();
-    let config = write_config(
-        dir.path(),
-        &[("dead", &dead, "2s"), ("live", &site.url("/"), "2s")],
-    );
+    let sites = [
+        ("dead", dead.as_str(), "2s"),
+        ("live", &site.url("/"), "2s"),
+    ];
+    let config = write_config(dir.path(), &backend, &sites);
     let first_log = dir.path().join("schedule-1.log");
     let mut schedule = start_schedule(&config, &first_log);
-    wait_for_rounds(&out, "live", 3, Duration::from_secs(60));
+    wait_for_rounds(&first_log, "live", 3, Duration::from_secs(60));
 
+    // Embedded: the same directory. PostgreSQL: the same store.crawl from another directory
+    // (as from another machine).
+    let second_config = match backend {
+        Backend::Embedded => config.clone(),
+        Backend::Postgres { .. } => write_config(&dir.path().join("elsewhere"), &backend, &sites),
+    };
     let second = dedupcrawl()
         .args(["schedule", "--once", "--config"])
-        .arg(&config)
+        .arg(&second_config)
         .output()
         .expect("run a second schedule");
     assert!(!second.status.success(), "{second:?}");
+    let refusal = String::from_utf8_lossy(&second.stderr);
     assert!(
-        String::from_utf8_lossy(&second.stderr).contains("another `dedupcrawl schedule` runs"),
+        refusal.contains("another `dedupcrawl schedule` runs"),
         "{second:?}"
     );
+    if let Backend::Embedded = &backend {
+        assert!(
+            refusal.contains("schedule-state"),
+            "names the state: {refusal}"
+        );
+    }
+    if let Backend::Postgres { crawl, .. } = &backend {
+        assert!(
+            refusal.contains(crawl.as_str()),
+            "names the crawl: {refusal}"
+        );
+        assert!(
+            !dir.path().join("elsewhere/out/live").exists(),
+            "the refused schedule started nothing"
+        );
+    }
 
     schedule.kill().expect("kill -9 the schedule");
     schedule.wait().expect("reap");
-    let before = state(&out);
-    let rounds_before = before["sites"]["live"]["rounds_finished"]
-        .as_u64()
-        .expect("rounds");
-    let due_before = time(&before["sites"]["live"]["next_due"]);
+    let before = state(&config);
+    let rounds_before = before["live"].rounds_finished;
+    let due_before = before["live"].next_due;
+    assert!(rounds_before >= 3, "{before:?}");
     assert!(
-        before["sites"]["dead"]["last_started"].is_string(),
-        "the dead site's rounds ran too: {before}"
+        before["dead"].last_started.is_some(),
+        "the dead site's rounds ran too: {before:?}"
     );
-    assert_eq!(before["sites"]["dead"]["rounds_finished"], 0, "{before}");
+    assert_eq!(before["dead"].rounds_finished, 0, "{before:?}");
     assert_eq!(
-        before["sites"]["dead"]["last_exit"], 4,
-        "a crawl whose every seed host is given up exits 4: {before}"
+        before["dead"].last_exit,
+        Some(4),
+        "a crawl whose every seed host is given up exits 4: {before:?}"
     );
 
     let second_log = dir.path().join("schedule-2.log");
     let mut restarted = start_schedule(&config, &second_log);
-    wait_for_rounds(&out, "live", rounds_before + 1, Duration::from_secs(30));
+    wait_for_rounds(&second_log, "live", 1, Duration::from_secs(30));
     restarted.kill().expect("kill the schedule");
     restarted.wait().expect("reap");
-    let after = state(&out);
-    let started_after_restart = time(&after["sites"]["live"]["last_started"]);
+    let after = state(&config);
+    assert!(after["live"].rounds_finished > rounds_before, "{after:?}");
+    let started_after_restart = after["live"].last_started.expect("started");
     // A round killed with the scheduler resumes at once; otherwise the persisted due time holds.
     assert!(
         started_after_restart >= due_before - chrono::Duration::milliseconds(1),
@@ -181,7 +263,7 @@ fn rounds_run_on_time_across_a_restart_and_a_dead_site_does_not_delay_them() {
         rounds, expected,
         "rounds continue across the restart, none starts afresh"
     );
-    assert!(rounds.len() as u64 > rounds_before, "{starts:?}");
+    assert!(rounds.len() as u64 > u64::from(rounds_before), "{starts:?}");
     let times: Vec<DateTime<Utc>> = starts.values().copied().collect();
     for pair in times.windows(2) {
         let gap = (pair[1] - pair[0]).num_milliseconds();
@@ -196,15 +278,80 @@ fn rounds_run_on_time_across_a_restart_and_a_dead_site_does_not_delay_them() {
         log.contains("site live: round 2 (recrawl) started"),
         "{log}"
     );
+    assert!(
+        !out.join("schedule.json").exists(),
+        "no state file beside the store"
+    );
 }
 
+/// A schedule whose lock session ends (server restart, network loss, here an administrator's
+/// `pg_terminate_backend`) stops at its next record instead of running rounds beside a
+/// schedule that took the lock meanwhile.
 #[test]
-fn once_runs_what_is_due_and_exits() {
+fn postgres_schedule_stops_when_its_lock_session_is_lost() {
+    let backend = Backend::postgres();
+    let Backend::Postgres { url, crawl } = &backend else {
+        unreachable!("a PostgreSQL backend")
+    };
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
     let site = live_site(&runtime);
     let dir = tempfile::tempdir().expect("tempdir");
-    let out = dir.path().join("out");
-    let config = write_config(dir.path(), &[("live", &site.url("/"), "1h")]);
+    let config = write_config(dir.path(), &backend, &[("live", &site.url("/"), "2s")]);
+    let log = dir.path().join("schedule.log");
+    let mut schedule = start_schedule(&config, &log);
+    wait_for_rounds(&log, "live", 1, Duration::from_secs(60));
+
+    // The session holding the crawl's advisory lock (a bigint key: high half in classid, low
+    // half in objid).
+    let terminate = format!(
+        "SELECT count(pg_terminate_backend(pid)) FROM pg_locks WHERE locktype = 'advisory' \
+         AND granted AND ((classid::bigint << 32) | objid::bigint) = \
+         hashtextextended('dedupcrawl-schedule:{crawl}', 0)"
+    );
+    let terminated = Command::new("psql")
+        .args(["--no-psqlrc", "--tuples-only", "--no-align", "--command"])
+        .arg(&terminate)
+        .arg(url)
+        .output()
+        .expect("psql runs (installed with PostgreSQL by scripts/install-test-tools)");
+    assert!(terminated.status.success(), "{terminated:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&terminated.stdout).trim(),
+        "1",
+        "one session held the schedule's lock"
+    );
+
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let status = loop {
+        if let Some(status) = schedule.try_wait().expect("wait for the schedule") {
+            break status;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the schedule ran on without its lock"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert!(!status.success(), "{status:?}");
+    let text = std::fs::read_to_string(&log).expect("schedule log");
+    assert!(text.contains("keep the schedule lock"), "{text}");
+}
+
+#[test]
+fn embedded_once_runs_what_is_due_and_exits() {
+    once_runs_what_is_due_and_exits(Backend::Embedded);
+}
+
+#[test]
+fn postgres_once_runs_what_is_due_and_exits() {
+    once_runs_what_is_due_and_exits(Backend::postgres());
+}
+
+fn once_runs_what_is_due_and_exits(backend: Backend) {
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    let site = live_site(&runtime);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = write_config(dir.path(), &backend, &[("live", &site.url("/"), "1h")]);
     let started = Utc::now();
     let once = dedupcrawl()
         .args(["schedule", "--once", "--config"])
@@ -212,10 +359,13 @@ fn once_runs_what_is_due_and_exits() {
         .output()
         .expect("run schedule --once");
     assert!(once.status.success(), "{once:?}");
-    let first = state(&out);
-    assert_eq!(first["sites"]["live"]["rounds_finished"], 1, "{first}");
-    let due = time(&first["sites"]["live"]["next_due"]);
-    assert!(due >= started + chrono::Duration::minutes(59), "{first}");
+    let first = state(&config);
+    assert_eq!(first["live"].rounds_finished, 1, "{first:?}");
+    assert_eq!(first["live"].last_exit, Some(0), "{first:?}");
+    assert!(
+        first["live"].next_due >= started + chrono::Duration::minutes(59),
+        "{first:?}"
+    );
     assert_eq!(site.requests().iter().filter(|(p, _)| p == "/a").count(), 1);
 
     let again = dedupcrawl()
@@ -224,7 +374,7 @@ fn once_runs_what_is_due_and_exits() {
         .output()
         .expect("run schedule --once again");
     assert!(again.status.success(), "{again:?}");
-    assert_eq!(state(&out)["sites"]["live"]["rounds_finished"], 1);
+    assert_eq!(state(&config)["live"].rounds_finished, 1);
     assert_eq!(
         site.requests().iter().filter(|(p, _)| p == "/a").count(),
         1,
@@ -251,6 +401,10 @@ fn config_errors_name_the_key() {
         (
             "name = \"x\"\nseeds = [\"http://127.0.0.1:9/\"]",
             "site[0] sets neither `schedule` nor `every`",
+        ),
+        (
+            "name = \"Schedule-State\"\nseeds = [\"http://127.0.0.1:9/\"]\nevery = \"1h\"",
+            "site[0].name = \"Schedule-State\" is reserved",
         ),
     ] {
         let path = dir.path().join("bad.toml");

@@ -1,7 +1,8 @@
 //! The engine's own progress, behind a storage seam ([`CrawlStateStore`]): which URLs have a
 //! WARC record (and which record), which have a crawl-log line from an earlier run, whose
 //! sitemaps were read, how far the WARC files are known to the state (the checkpoint), and
-//! for recrawls the round in progress and each URL's revisit state ([`RevisitState`]).
+//! for recrawls the round in progress and each URL's revisit state ([`RevisitState`]); for
+//! `dedupcrawl schedule`, each scheduled site's state ([`ScheduledSiteState`]).
 
 use serde::{Deserialize, Serialize};
 
@@ -77,6 +78,33 @@ pub(crate) struct ArchiveCheckpoint {
     pub(crate) offset: u64,
 }
 
+/// One site's state in `dedupcrawl schedule`: when its next round is due and how the last one
+/// went.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ScheduledSiteState {
+    /// When the next round may start.
+    pub next_due: chrono::DateTime<chrono::Utc>,
+    /// Rounds that ran to their end (exit status 0): 0 means the next round is the first crawl.
+    pub rounds_finished: u32,
+    pub last_started: Option<chrono::DateTime<chrono::Utc>>,
+    pub last_finished: Option<chrono::DateTime<chrono::Utc>>,
+    /// Exit status of the last round's process (`None`: killed by a signal, or none yet).
+    pub last_exit: Option<i32>,
+}
+
+impl ScheduledSiteState {
+    /// A site never run: due at `now`.
+    pub fn new(now: chrono::DateTime<chrono::Utc>) -> ScheduledSiteState {
+        ScheduledSiteState {
+            next_due: now,
+            rounds_finished: 0,
+            last_started: None,
+            last_finished: None,
+            last_exit: None,
+        }
+    }
+}
+
 /// The engine's progress records. Thread-safe; each call is atomic on its own.
 ///
 /// Contract: a write is visible to every later read at once and durable after
@@ -84,6 +112,11 @@ pub(crate) struct ArchiveCheckpoint {
 /// engine does not trust this store past the last checkpoint: it rescans the WARC files and the
 /// crawl log written since and writes what was lost again, so a backend may lose writes made
 /// after the last `flush`, never older ones.
+///
+/// The scheduled-site states are not a crawl's: they live in the store of the schedule itself
+/// (its own state directory, or its own crawl name in PostgreSQL), keyed by `[[site]] name`.
+/// A site's state is replaced whole by each record; no file holds them, so their user
+/// ([`crate::ScheduleBook`]) flushes after every record.
 pub(crate) trait CrawlStateStore: Send + Sync {
     /// What was archived for `url`, if anything.
     fn archived_record(&self, url: &str) -> Result<Option<ArchivedRecord>, CrawlError>;
@@ -113,6 +146,14 @@ pub(crate) trait CrawlStateStore: Send + Sync {
     fn round(&self) -> Result<Option<RoundState>, CrawlError>;
     /// Records the current round.
     fn set_round(&self, round: &RoundState) -> Result<(), CrawlError>;
+    /// Every site with a recorded schedule state, with that state (any order).
+    fn scheduled_sites(&self) -> Result<Vec<(String, ScheduledSiteState)>, CrawlError>;
+    /// Records (or replaces) the schedule state of the site named `site`.
+    fn record_scheduled_site(
+        &self,
+        site: &str,
+        state: &ScheduledSiteState,
+    ) -> Result<(), CrawlError>;
     /// Makes every write so far durable; with the embedded stores this flushes the whole
     /// state database (frontier and index trees too).
     fn flush(&self) -> Result<(), CrawlError>;
@@ -159,6 +200,31 @@ pub(crate) mod behaviour_suite {
             finished,
             all: false,
         }
+    }
+
+    fn scheduled(rounds: u32, exit: Option<i32>) -> ScheduledSiteState {
+        let at = |seconds| chrono::DateTime::from_timestamp(seconds, 0).unwrap_or_default();
+        ScheduledSiteState {
+            next_due: at(1_800_000_600),
+            rounds_finished: rounds,
+            last_started: Some(at(1_800_000_000)),
+            last_finished: Some(at(1_800_000_100)),
+            last_exit: exit,
+        }
+    }
+
+    fn sorted_sites(state: &dyn CrawlStateStore) -> Vec<(String, ScheduledSiteState)> {
+        let mut sites = state.scheduled_sites().unwrap();
+        sites.sort_by(|a, b| a.0.cmp(&b.0));
+        sites
+    }
+
+    /// The sites the suite records, as they read back.
+    fn expected_sites() -> Vec<(String, ScheduledSiteState)> {
+        vec![
+            ("dead".to_string(), scheduled(0, Some(4))),
+            ("live".to_string(), scheduled(3, Some(0))),
+        ]
     }
 
     /// Every case, on the stores `open` gives (each call reopens the same state; the caller
@@ -228,6 +294,23 @@ pub(crate) mod behaviour_suite {
             state.set_round(&round(1, false)).unwrap();
             state.set_round(&round(2, true)).unwrap();
             assert_eq!(state.round().unwrap(), Some(round(2, true)));
+
+            assert!(state.scheduled_sites().unwrap().is_empty());
+            let fresh = ScheduledSiteState::new(
+                chrono::DateTime::from_timestamp(1_800_000_000, 0).unwrap_or_default(),
+            );
+            state.record_scheduled_site("live", &fresh).unwrap();
+            state
+                .record_scheduled_site("dead", &scheduled(0, Some(4)))
+                .unwrap();
+            state
+                .record_scheduled_site("live", &scheduled(3, Some(0)))
+                .unwrap();
+            assert_eq!(
+                sorted_sites(state.as_ref()),
+                expected_sites(),
+                "one state per site, the last record wins"
+            );
             state.flush().unwrap();
         }
         // Reopened: everything flushed is there.
@@ -249,5 +332,10 @@ pub(crate) mod behaviour_suite {
         );
         assert_eq!(state.revisit_states().unwrap().len(), 2);
         assert_eq!(state.round().unwrap(), Some(round(2, true)));
+        assert_eq!(
+            sorted_sites(state.as_ref()),
+            expected_sites(),
+            "the schedule state survives"
+        );
     }
 }

@@ -52,6 +52,11 @@ pub enum CrawlError {
     Archive(#[from] dedupcrawl_archive::ArchiveError),
     #[error(transparent)]
     Fetch(#[from] dedupcrawl_fetch::FetchError),
+    /// Another `dedupcrawl schedule` holds this schedule's state (`place` says where).
+    #[error(
+        "another `dedupcrawl schedule` runs on {place}: stop it first, or give this schedule {remedy}"
+    )]
+    ScheduleRunning { place: String, remedy: &'static str },
     /// A worker task panicked or was cancelled.
     #[error("crawl worker failed: {0}")]
     Worker(String),

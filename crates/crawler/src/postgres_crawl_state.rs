@@ -1,10 +1,11 @@
 //! The PostgreSQL [`CrawlStateStore`] ([`PostgresCrawlState`]): the engine's progress in the
-//! tables of `migrations/20261125000003_crawl_state.sql` and `20261125000004_revisit.sql`,
-//! keyed by crawl. Archived URLs and
+//! tables of `migrations/20261125000003_crawl_state.sql`, `20261125000004_revisit.sql` and
+//! `20261125160000_schedule_sites.sql`, keyed by crawl. Archived URLs and
 //! sitemaps read are shared by every worker of the crawl (a page archived by one worker is
 //! archived for all); the crawl-log marks and the WARC checkpoint are the worker's own, since
 //! they describe the crawl log and WARC files of its `--out` directory. Revisit states and the
-//! current round are the crawl's, like archived URLs.
+//! current round are the crawl's, like archived URLs; so are the scheduled sites' states (kept
+//! under the schedule's own crawl name).
 //!
 //! Every write is one autocommitted statement, durable when it returns, so
 //! [`flush`](CrawlStateStore::flush) has nothing to do. The calls are synchronous like the
@@ -17,6 +18,7 @@ use sqlx::postgres::PgPool;
 
 use crate::crawl_state::{
     ArchiveCheckpoint, ArchivedRecord, CrawlStateStore, RevisitState, RoundState,
+    ScheduledSiteState,
 };
 use crate::error::CrawlError;
 
@@ -45,8 +47,21 @@ fn database(action: &'static str) -> impl FnOnce(sqlx::Error) -> CrawlError {
     move |source| CrawlError::StatePostgres { action, source }
 }
 
+/// A one-thread runtime of a store's own, so that its synchronous calls work from plain
+/// threads and async tasks alike.
+pub(crate) fn small_runtime(
+    thread_name: &'static str,
+) -> Result<tokio::runtime::Runtime, CrawlError> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .thread_name(thread_name)
+        .enable_all()
+        .build()
+        .map_err(|e| CrawlError::Worker(format!("cannot start a runtime: {e}")))
+}
+
 /// Runs `future` on `runtime` and waits for it (from any thread, inside a runtime or not).
-fn block_on<T: Send + 'static>(
+pub(crate) fn block_on<T: Send + 'static>(
     runtime: &tokio::runtime::Runtime,
     future: impl Future<Output = T> + Send + 'static,
 ) -> Result<T, CrawlError> {
@@ -62,12 +77,7 @@ fn block_on<T: Send + 'static>(
 impl PostgresCrawlState {
     /// Connects to `url` (migrating the schema) as `worker` of `crawl`.
     pub(crate) fn connect(url: &str, crawl: &str, worker: &str) -> Result<Self, CrawlError> {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .thread_name("state-postgres")
-            .enable_all()
-            .build()
-            .map_err(|e| CrawlError::Worker(format!("cannot start a runtime: {e}")))?;
+        let runtime = small_runtime("state-postgres")?;
         let url = url.to_string();
         let pool = block_on(&runtime, async move {
             dedupcrawl_index::connect_and_migrate(&url, MAX_CONNECTIONS).await
@@ -96,7 +106,7 @@ impl PostgresCrawlState {
     }
 }
 
-/// A table of one JSON value per URL of a crawl.
+/// A table of one JSON value per URL (or site name) of a crawl.
 struct JsonPerUrl {
     read: &'static str,
     write: &'static str,
@@ -110,6 +120,14 @@ const ARCHIVED: JsonPerUrl = JsonPerUrl {
             ON CONFLICT (crawl, url) DO UPDATE SET record = EXCLUDED.record",
     reading: "read an archived URL",
     writing: "record an archived URL",
+};
+
+const SCHEDULED_SITE: JsonPerUrl = JsonPerUrl {
+    read: "SELECT state FROM schedule_sites WHERE crawl = $1 AND site = $2",
+    write: "INSERT INTO schedule_sites (crawl, site, state) VALUES ($1, $2, $3) \
+            ON CONFLICT (crawl, site) DO UPDATE SET state = EXCLUDED.state",
+    reading: "read a scheduled site's state",
+    writing: "record a scheduled site's state",
 };
 
 const REVISIT: JsonPerUrl = JsonPerUrl {
@@ -136,6 +154,25 @@ impl PostgresCrawlState {
                 .await
         })?;
         Ok(text.and_then(|t| serde_json::from_str(&t).ok()))
+    }
+
+    /// Every (key, value) row `statement` selects for the crawl; values that do not parse
+    /// are left out.
+    fn read_all_json<T: serde::de::DeserializeOwned>(
+        &self,
+        action: &'static str,
+        statement: &'static str,
+    ) -> Result<Vec<(String, T)>, CrawlError> {
+        let rows: Vec<(String, String)> = self.call(action, move |pool, crawl, _| async move {
+            sqlx::query_as(statement)
+                .bind(&crawl)
+                .fetch_all(&pool)
+                .await
+        })?;
+        Ok(rows
+            .into_iter()
+            .filter_map(|(key, text)| Some((key, serde_json::from_str(&text).ok()?)))
+            .collect())
     }
 
     /// Stores (replaces) the URL's value.
@@ -295,19 +332,10 @@ impl CrawlStateStore for PostgresCrawlState {
     }
 
     fn revisit_states(&self) -> Result<Vec<(String, RevisitState)>, CrawlError> {
-        let rows: Vec<(String, String)> = self.call(
+        self.read_all_json(
             "read the revisit states",
-            move |pool, crawl, _| async move {
-                sqlx::query_as("SELECT url, state FROM crawl_revisit WHERE crawl = $1")
-                    .bind(&crawl)
-                    .fetch_all(&pool)
-                    .await
-            },
-        )?;
-        Ok(rows
-            .into_iter()
-            .filter_map(|(url, text)| Some((url, serde_json::from_str(&text).ok()?)))
-            .collect())
+            "SELECT url, state FROM crawl_revisit WHERE crawl = $1",
+        )
     }
 
     fn round(&self) -> Result<Option<RoundState>, CrawlError> {
@@ -334,6 +362,21 @@ impl CrawlStateStore for PostgresCrawlState {
             .await
             .map(drop)
         })
+    }
+
+    fn scheduled_sites(&self) -> Result<Vec<(String, ScheduledSiteState)>, CrawlError> {
+        self.read_all_json(
+            "read the scheduled sites",
+            "SELECT site, state FROM schedule_sites WHERE crawl = $1",
+        )
+    }
+
+    fn record_scheduled_site(
+        &self,
+        site: &str,
+        state: &ScheduledSiteState,
+    ) -> Result<(), CrawlError> {
+        self.write_json(&SCHEDULED_SITE, site, state)
     }
 
     /// Every write is committed when it returns: nothing to do.

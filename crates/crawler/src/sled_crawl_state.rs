@@ -1,7 +1,9 @@
-//! The embedded [`CrawlStateStore`]: six trees of the crawl's sled database (`OUT/state/`).
+//! The embedded [`CrawlStateStore`]: seven trees of the crawl's sled database (`OUT/state/`;
+//! a schedule's own database, `OUT/schedule-state/`, uses the same trees).
 
 use crate::crawl_state::{
     ArchiveCheckpoint, ArchivedRecord, CrawlStateStore, RevisitState, RoundState,
+    ScheduledSiteState,
 };
 use crate::error::CrawlError;
 
@@ -19,6 +21,8 @@ const TREE_REVISIT: &str = "crawl_revisit";
 /// Sled tree of the current [`RoundState`] (one key).
 const TREE_ROUND: &str = "crawl_round";
 const ROUND_KEY: &[u8] = b"current";
+/// Sled tree: `[[site]] name` → [`ScheduledSiteState`] (JSON), in a schedule's database.
+const TREE_SCHEDULED_SITES: &str = "schedule_sites";
 
 /// The crawl state in sled trees; [`flush`](CrawlStateStore::flush) flushes the whole db.
 pub(crate) struct SledCrawlState {
@@ -29,6 +33,7 @@ pub(crate) struct SledCrawlState {
     checkpoints: sled::Tree,
     revisit: sled::Tree,
     rounds: sled::Tree,
+    scheduled_sites: sled::Tree,
 }
 
 impl SledCrawlState {
@@ -41,8 +46,25 @@ impl SledCrawlState {
             checkpoints: db.open_tree(TREE_CHECKPOINT)?,
             revisit: db.open_tree(TREE_REVISIT)?,
             rounds: db.open_tree(TREE_ROUND)?,
+            scheduled_sites: db.open_tree(TREE_SCHEDULED_SITES)?,
         })
     }
+}
+
+/// Every entry of a tree of JSON values. Like the single reads, a value that does not parse is
+/// no value: a revisit state lost that way is fetched as new, a site's schedule state lost that
+/// way is due at once.
+fn json_entries<T: serde::de::DeserializeOwned>(
+    tree: &sled::Tree,
+) -> Result<Vec<(String, T)>, CrawlError> {
+    let mut entries = Vec::new();
+    for item in tree.iter() {
+        let (key, value) = item?;
+        if let Ok(value) = serde_json::from_slice(&value) {
+            entries.push((String::from_utf8_lossy(&key).into_owned(), value));
+        }
+    }
+    Ok(entries)
 }
 
 impl CrawlStateStore for SledCrawlState {
@@ -114,15 +136,7 @@ impl CrawlStateStore for SledCrawlState {
     }
 
     fn revisit_states(&self) -> Result<Vec<(String, RevisitState)>, CrawlError> {
-        let mut states = Vec::new();
-        for item in self.revisit.iter() {
-            let (key, value) = item?;
-            // Like the archived records: a state that does not parse is no state.
-            if let Ok(state) = serde_json::from_slice(&value) {
-                states.push((String::from_utf8_lossy(&key).into_owned(), state));
-            }
-        }
-        Ok(states)
+        json_entries(&self.revisit)
     }
 
     fn round(&self) -> Result<Option<RoundState>, CrawlError> {
@@ -135,6 +149,22 @@ impl CrawlStateStore for SledCrawlState {
     fn set_round(&self, round: &RoundState) -> Result<(), CrawlError> {
         self.rounds
             .insert(ROUND_KEY, serde_json::to_vec(round).unwrap_or_default())?;
+        Ok(())
+    }
+
+    fn scheduled_sites(&self) -> Result<Vec<(String, ScheduledSiteState)>, CrawlError> {
+        json_entries(&self.scheduled_sites)
+    }
+
+    fn record_scheduled_site(
+        &self,
+        site: &str,
+        state: &ScheduledSiteState,
+    ) -> Result<(), CrawlError> {
+        self.scheduled_sites.insert(
+            site.as_bytes(),
+            serde_json::to_vec(state).unwrap_or_default(),
+        )?;
         Ok(())
     }
 
