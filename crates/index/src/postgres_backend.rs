@@ -282,6 +282,7 @@ impl PostgresDedupIndex {
             index: self,
             tx: RefCell::new(Some(tx)),
             reserved_id: std::cell::Cell::new(reserved_id),
+            pending_counts: RefCell::new(None),
         };
         let value = body(&mut storage);
         // An id the decision did not take is free again (one it took is used or, on an
@@ -292,7 +293,44 @@ impl PostgresDedupIndex {
         let value = value?;
         let tx = storage.take()?;
         block_on(runtime, async move { tx.commit().await })?.map_err(database("commit"))?;
+        if let Some((host, blocks)) = storage.pending_counts.take() {
+            self.count_blocks(host, blocks)?;
+        }
         Ok(value)
+    }
+
+    /// Counts an original's blocks for its host's template, in a transaction of its own after
+    /// the decision's commit.
+    ///
+    /// Why not inside the decision: the host's row and the rows of its template blocks are
+    /// updated by every original of the host, and a row updated in a transaction stays locked
+    /// to its commit, so every decision of the host waited for the one before (with four
+    /// workers, most of the database time: benches/workers). The counts are evidence, not the
+    /// decision: a crash between the two commits loses one page's counts, which only makes the
+    /// template a page later. Blocks are sorted, so two workers lock rows in the same order.
+    fn count_blocks(&self, host: String, blocks: Vec<i64>) -> Result<(), IndexError> {
+        let cap = i32::try_from(COUNT_CAP).unwrap_or(i32::MAX);
+        let (pool, crawl) = (self.pool.clone(), self.crawl.clone());
+        block_on(self.runtime()?, async move {
+            sqlx::query(
+                "WITH host AS (\
+                   INSERT INTO index_host (crawl, host, pages) VALUES ($1, $2, 1) \
+                   ON CONFLICT (crawl, host) DO UPDATE \
+                   SET pages = least(index_host.pages + 1, $4)) \
+                 INSERT INTO index_block_count (crawl, host, fingerprint, pages) \
+                 SELECT $1, $2, f, 1 FROM unnest($3::bigint[]) AS f \
+                 ON CONFLICT (crawl, host, fingerprint) DO UPDATE \
+                 SET pages = least(index_block_count.pages + 1, $4)",
+            )
+            .bind(&crawl)
+            .bind(&host)
+            .bind(&blocks)
+            .bind(cap)
+            .execute(&pool)
+            .await
+        })?
+        .map_err(database("count a page's blocks"))?;
+        Ok(())
     }
 
     /// One decision: the algorithm over this crawl's storage, under the lock.
@@ -326,6 +364,8 @@ struct PgStorage<'a> {
     tx: RefCell<Option<Tx>>,
     /// The id an insert of this decision uses ([`IndexStorage::next_id`]).
     reserved_id: std::cell::Cell<Option<i64>>,
+    /// The host and blocks of an original this decision stored: counted after the commit.
+    pending_counts: RefCell<Option<(String, Vec<i64>)>>,
 }
 
 impl Drop for PgStorage<'_> {
@@ -619,84 +659,46 @@ impl IndexStorage for PgStorage<'_> {
             Vec::new()
         };
         let (id, host, bytes) = (i64::from(record.id), record.host.clone(), record.encode());
-        let cap = i32::try_from(COUNT_CAP).unwrap_or(i32::MAX);
+        if original {
+            *self.pending_counts.borrow_mut() = Some((host, blocks));
+        }
         self.call("store a document", move |mut tx, crawl| async move {
-            let result = async {
-                sqlx::query(
-                    "INSERT INTO index_document (crawl, id, original, record) VALUES ($1, $2, $3, $4)",
-                )
-                .bind(&crawl)
-                .bind(id)
-                .bind(original)
-                .bind(&bytes)
-                .execute(&mut *tx)
-                .await?;
-                sqlx::query(&format!(
-                    "INSERT INTO index_bucket (crawl, band, bucket_key, id) \
-                     SELECT $1, b.band, b.bucket_key, $4 \
-                     FROM unnest($2::smallint[], $3::bigint[]) AS b(band, bucket_key) \
-                     WHERE (SELECT count(*) FROM index_bucket m WHERE m.crawl = $1 \
-                            AND m.band = b.band AND m.bucket_key = b.bucket_key) \
-                           < {MAX_BUCKET_MEMBERS}"
-                ))
-                .bind(&crawl)
-                .bind(&bucket.0)
-                .bind(&bucket.1)
-                .bind(id)
-                .execute(&mut *tx)
-                .await?;
-                sqlx::query(&format!(
-                    "INSERT INTO index_posting (crawl, sample, id) \
-                     SELECT $1, s.sample, $3 FROM unnest($2::bigint[]) AS s(sample) \
-                     WHERE (SELECT count(*) FROM index_posting m WHERE m.crawl = $1 \
-                            AND m.sample = s.sample) < {MAX_POSTINGS_PER_SAMPLE} \
-                     ON CONFLICT DO NOTHING"
-                ))
-                .bind(&crawl)
-                .bind(&samples)
-                .bind(id)
-                .execute(&mut *tx)
-                .await?;
-                sqlx::query(
-                    "INSERT INTO index_digest (crawl, kind, digest_key, id) \
-                     SELECT $1, d.kind, d.digest_key, $4 \
-                     FROM unnest($2::\"char\"[], $3::bigint[]) AS d(kind, digest_key) \
-                     ON CONFLICT DO NOTHING",
-                )
-                .bind(&crawl)
-                .bind(&digests.0)
-                .bind(&digests.1)
-                .bind(id)
-                .execute(&mut *tx)
-                .await?;
-                if original {
-                    sqlx::query(
-                        "INSERT INTO index_host (crawl, host, pages) VALUES ($1, $2, 1) \
-                         ON CONFLICT (crawl, host) DO UPDATE \
-                         SET pages = least(index_host.pages + 1, $3)",
-                    )
-                    .bind(&crawl)
-                    .bind(&host)
-                    .bind(cap)
-                    .execute(&mut *tx)
-                    .await?;
-                    // `blocks` is sorted and distinct: each row is touched once.
-                    sqlx::query(
-                        "INSERT INTO index_block_count (crawl, host, fingerprint, pages) \
-                         SELECT $1, $2, f, 1 FROM unnest($3::bigint[]) AS f \
-                         ON CONFLICT (crawl, host, fingerprint) DO UPDATE \
-                         SET pages = least(index_block_count.pages + 1, $4)",
-                    )
-                    .bind(&crawl)
-                    .bind(&host)
-                    .bind(&blocks)
-                    .bind(cap)
-                    .execute(&mut *tx)
-                    .await?;
-                }
-                Ok(())
-            }
-            .await;
+            // One statement (data-modifying CTEs): each round trip is held under the
+            // decision's locks, which other checks of related documents wait for.
+            let result = sqlx::query(&format!(
+                "WITH document AS (\
+                   INSERT INTO index_document (crawl, id, original, record) \
+                   VALUES ($1, $2, $3, $4)), \
+                 bucket AS (\
+                   INSERT INTO index_bucket (crawl, band, bucket_key, id) \
+                   SELECT $1, b.band, b.bucket_key, $2 \
+                   FROM unnest($5::smallint[], $6::bigint[]) AS b(band, bucket_key) \
+                   WHERE (SELECT count(*) FROM index_bucket m WHERE m.crawl = $1 \
+                          AND m.band = b.band AND m.bucket_key = b.bucket_key) \
+                         < {MAX_BUCKET_MEMBERS}), \
+                 posting AS (\
+                   INSERT INTO index_posting (crawl, sample, id) \
+                   SELECT $1, s.sample, $2 FROM unnest($7::bigint[]) AS s(sample) \
+                   WHERE (SELECT count(*) FROM index_posting m WHERE m.crawl = $1 \
+                          AND m.sample = s.sample) < {MAX_POSTINGS_PER_SAMPLE} \
+                   ON CONFLICT DO NOTHING) \
+                 INSERT INTO index_digest (crawl, kind, digest_key, id) \
+                 SELECT $1, d.kind, d.digest_key, $2 \
+                 FROM unnest($8::\"char\"[], $9::bigint[]) AS d(kind, digest_key) \
+                 ON CONFLICT DO NOTHING"
+            ))
+            .bind(&crawl)
+            .bind(id)
+            .bind(original)
+            .bind(&bytes)
+            .bind(&bucket.0)
+            .bind(&bucket.1)
+            .bind(&samples)
+            .bind(&digests.0)
+            .bind(&digests.1)
+            .execute(&mut *tx)
+            .await
+            .map(|_| ());
             (result, tx)
         })
     }
