@@ -290,6 +290,7 @@ impl Fetched<'_> {
         let total = followable.clone().count() + page.extracted.links_left_out as usize;
         let mut entries = Vec::new();
         let mut out_of_scope = Vec::new();
+        let mut out_of_scope_targets = Vec::new();
         for link in followable.take(max_links) {
             let Ok(target) = CanonicalUrl::parse(&link.href, Some(&base), &engine.rules) else {
                 continue;
@@ -304,21 +305,29 @@ impl Fetched<'_> {
                 }
                 ScopeDecision::OutOfScope(OutOfScopeReason::TooDeep { .. }) => {}
                 ScopeDecision::OutOfScope(reason) => {
-                    // Logged once: the URL joins the seen set.
-                    if engine.frontier.mark_seen(&target)? {
-                        let mut line = LogLine::new(
-                            target.as_str(),
-                            Decision::OutOfScope,
-                            depth,
-                            Some(self.url.as_str().to_string()),
-                        );
-                        line.note = Some(reason.to_string());
-                        out_of_scope.push(line);
-                    }
+                    out_of_scope_targets.push((target, reason.to_string()));
                 }
             }
         }
         engine.frontier.offer_all(entries)?;
+        // Logged once: the URLs join the seen set (one round trip for the page's links).
+        let targets: Vec<CanonicalUrl> = out_of_scope_targets
+            .iter()
+            .map(|(target, _)| target.clone())
+            .collect();
+        let new = engine.frontier.mark_all_seen(&targets)?;
+        for ((target, reason), new) in out_of_scope_targets.into_iter().zip(new) {
+            if new {
+                let mut line = LogLine::new(
+                    target.as_str(),
+                    Decision::OutOfScope,
+                    depth,
+                    Some(self.url.as_str().to_string()),
+                );
+                line.note = Some(reason);
+                out_of_scope.push(line);
+            }
+        }
         let note = (total > max_links).then(|| {
             format!(
                 "links capped: took the first {max_links} of {total} (crawl.max_links_per_page)"

@@ -167,6 +167,11 @@ pub(crate) fn previous_version(
     engine: &Engine,
     url: &CanonicalUrl,
 ) -> Result<Option<RevisitState>, CrawlError> {
+    // The first round has no earlier one (and a read per page costs a round trip on
+    // PostgreSQL).
+    if engine.round.number <= 1 {
+        return Ok(None);
+    }
     Ok(engine
         .crawl_state
         .revisit_state(url.as_str())?

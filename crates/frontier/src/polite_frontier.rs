@@ -183,6 +183,11 @@ impl<Q: QueueStorage> FrontierStore for PoliteFrontier<Q> {
         self.storage.mark_seen(url)
     }
 
+    fn mark_all_seen(&self, urls: &[CanonicalUrl]) -> Result<Vec<bool>, FrontierError> {
+        let _inner = self.lock();
+        self.storage.mark_all_seen(urls)
+    }
+
     /// The next URL whose host allows a request at `now`, leased.
     fn next_ready(&self, now: Instant) -> Result<NextUrl, FrontierError> {
         let mut inner = self.lock();

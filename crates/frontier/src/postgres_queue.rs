@@ -278,6 +278,29 @@ impl QueueStorage for PostgresQueue {
         })
     }
 
+    fn mark_all_seen(&self, urls: &[CanonicalUrl]) -> Result<Vec<bool>, FrontierError> {
+        if urls.is_empty() {
+            return Ok(Vec::new());
+        }
+        let keys: Vec<Vec<u8>> = urls.iter().map(url_key).collect();
+        let asked = keys.clone();
+        let inserted: Vec<Vec<u8>> =
+            self.autocommit("mark URLs seen", move |pool, crawl, _| async move {
+                sqlx::query_scalar(
+                    "INSERT INTO frontier_seen (crawl, url_key) \
+                     SELECT $1, key FROM unnest($2::bytea[]) AS keys(key) \
+                     ON CONFLICT DO NOTHING RETURNING url_key",
+                )
+                .bind(&crawl)
+                .bind(&asked)
+                .fetch_all(&pool)
+                .await
+            })?;
+        let mut new: std::collections::HashSet<Vec<u8>> = inserted.into_iter().collect();
+        // The first of the batch with a new key is the new one.
+        Ok(keys.iter().map(|key| new.remove(key)).collect())
+    }
+
     /// Locks the host's slot row for the transaction: the wait for its next start (delay or
     /// pause, on the database's clock) and its leases across workers decide; a lease moves
     /// the next start `spacing.delay` ahead.

@@ -69,6 +69,11 @@ pub trait QueueStorage: Send + Sync {
     fn contains(&self, url: &CanonicalUrl) -> Result<bool, FrontierError>;
     /// Adds the URL to the seen set; whether it was new.
     fn mark_seen(&self, url: &CanonicalUrl) -> Result<bool, FrontierError>;
+    /// [`mark_seen`](QueueStorage::mark_seen) of each URL, in order (a backend with round
+    /// trips does them in one).
+    fn mark_all_seen(&self, urls: &[CanonicalUrl]) -> Result<Vec<bool>, FrontierError> {
+        urls.iter().map(|url| self.mark_seen(url)).collect()
+    }
     /// Leases the first entry of the host queue if `spacing` allows a request to the host now
     /// across every worker sharing the storage; the next request start is then at least
     /// `spacing.delay` later for all of them.

@@ -70,6 +70,11 @@ pub trait FrontierStore: Send + Sync {
     /// already followed). Returns whether it was new.
     fn mark_seen(&self, url: &CanonicalUrl) -> Result<bool, FrontierError>;
 
+    /// [`mark_seen`](FrontierStore::mark_seen) for each URL (a page's out-of-scope links), in
+    /// one round trip where the backend has them: whether each was new, in order (a URL
+    /// twice in the batch is new the first time only).
+    fn mark_all_seen(&self, urls: &[CanonicalUrl]) -> Result<Vec<bool>, FrontierError>;
+
     /// The next URL whose host allows a request at `now`, leased to the caller; or when to ask
     /// again.
     fn next_ready(&self, now: Instant) -> Result<NextUrl, FrontierError>;

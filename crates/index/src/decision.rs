@@ -316,12 +316,18 @@ impl DecisionAlgorithm<'_> {
         Ok(id)
     }
 
-    /// Everything a check of `doc` looks up and an insert of it indexes, as sorted, distinct
-    /// lock keys: its payload and token digest keys, its LSH buckets (band and 32-bit bucket
-    /// key, as stored) and its posted samples. Two documents that could see each other (one
-    /// found by the other's lookups, had it been stored first) share a key, so a backend that
-    /// serves several processes may run checks whose key sets are disjoint at the same time
-    /// and serialise only the others: the outcome is that of some serial order.
+    /// The lock keys of a check of `doc`, sorted and distinct: its payload and token digest
+    /// keys and its LSH buckets (band and 32-bit bucket key, as stored). Two exact or near
+    /// duplicates share a key, so a backend that serves several processes may run checks
+    /// whose key sets are disjoint at the same time and serialise only the others: two near
+    /// duplicates checked at the same moment never both come back new.
+    ///
+    /// Posted containment samples are left out on purpose: a site's template shingles are
+    /// posted by most of its pages, so with them nearly every pair of checks of a host
+    /// shared a key and the checks ran one at a time (benches/workers: half the database
+    /// time was spent waiting for these locks). The cost: a part and the page containing it,
+    /// checked at the same moment by two processes, may both come back new (neither stored
+    /// yet when the other looked); checked one after the other, they are linked as before.
     pub(crate) fn lock_keys(&self, doc: &DocumentFingerprint) -> Vec<u64> {
         let mut keys = vec![lock_key(1, payload_digest_key(&doc.payload))];
         if let Some(tokens) = &doc.tokens {
@@ -330,11 +336,6 @@ impl DecisionAlgorithm<'_> {
         if let Some(signature) = doc.signature.as_ref().map(|s| s.low_bits(SIGNATURE_BITS)) {
             for (band, key) in self.config.lsh.band_keys(&signature).iter().enumerate() {
                 keys.push(lock_key(16 + band as u64, u64::from(*key as u32)));
-            }
-        }
-        if let Some(sample) = doc.mod_sample.as_ref().map(|s| s.low_bits(SAMPLE_BITS)) {
-            for value in posted_samples(&sample) {
-                keys.push(lock_key(3, value));
             }
         }
         keys.sort_unstable();

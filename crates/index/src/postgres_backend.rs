@@ -6,11 +6,13 @@
 //! (template learning). Every row names its crawl, so crawls can share a database.
 //!
 //! A decision is one transaction that first takes transaction-scoped advisory locks: the
-//! crawl's, shared, then one per key the document looks up or indexes (its digests, LSH
-//! buckets and posted samples), exclusive for an insert. Two documents that could see each
-//! other share a key, so their checks run one after the other and no two near duplicates
-//! checked at the same moment by two processes both come back new; checks of unrelated
-//! documents run at the same time (their ids are taken under the `index_meta` row lock).
+//! crawl's, shared, then one per lock key of the document (its digests and LSH buckets,
+//! `DecisionAlgorithm::lock_keys`), exclusive for an insert. Two exact or near duplicates
+//! share a key, so their checks run one after the other and no two near duplicates checked
+//! at the same moment by two processes both come back new; checks of unrelated documents run
+//! at the same time. Ids come from blocks reserved before the transaction and a stored
+//! original's block counts are added after its commit (see `IdReservations` and
+//! `count_blocks`): no row is updated by every decision, so none serialises them.
 //! Removals take the crawl's lock exclusive. Locks are released by the commit (or a
 //! rollback, or a dead connection). Every check-and-insert is durable when it returns.
 //!
