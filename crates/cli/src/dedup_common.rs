@@ -55,7 +55,7 @@ pub struct Summary {
 }
 
 /// Progress bar on stderr; when stderr is not a terminal, a progress log line every
-/// [`PROGRESS_LINE_EVERY`](crate::progress_lines::PROGRESS_LINE_EVERY) instead. `--quiet`:
+/// [`progress_line_every`](crate::progress_lines::progress_line_every) instead. `--quiet`:
 /// neither.
 pub fn progress_bar(total: u64, quiet: bool, unit: &str) -> indicatif::ProgressBar {
     if quiet {
@@ -64,7 +64,7 @@ pub fn progress_bar(total: u64, quiet: bool, unit: &str) -> indicatif::ProgressB
     let progress = indicatif::ProgressBar::new(total);
     if !std::io::stderr().is_terminal() {
         progress.set_draw_target(indicatif::ProgressDrawTarget::term_like(Box::new(
-            crate::progress_lines::ProgressLines::new(crate::progress_lines::PROGRESS_LINE_EVERY),
+            crate::progress_lines::ProgressLines::new(crate::progress_lines::progress_line_every()),
         )));
         progress.set_style(
             indicatif::ProgressStyle::with_template(&format!(

@@ -8,8 +8,32 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// Time between two progress lines of `dedup` and `export` (the crawl has
-/// `crawl.progress_every`).
+/// `crawl.progress_every`), unless [`PROGRESS_EVERY_ENV`] says otherwise.
 pub const PROGRESS_LINE_EVERY: Duration = Duration::from_secs(10);
+
+/// Environment variable: seconds between two progress lines of `dedup` and `export` (these
+/// commands have no config file; a service's log may want them more or less often).
+pub const PROGRESS_EVERY_ENV: &str = "DEDUPCRAWL_PROGRESS_EVERY";
+
+/// The period of `dedup`'s and `export`'s progress lines: [`PROGRESS_EVERY_ENV`] when it is a
+/// number of seconds ≥ 0, else (with a warning when it is set but not one)
+/// [`PROGRESS_LINE_EVERY`].
+pub fn progress_line_every() -> Duration {
+    let Ok(text) = std::env::var(PROGRESS_EVERY_ENV) else {
+        return PROGRESS_LINE_EVERY;
+    };
+    match text.trim().parse::<f64>() {
+        Ok(seconds) if seconds.is_finite() && seconds >= 0.0 => Duration::from_secs_f64(seconds),
+        _ => {
+            tracing::warn!(
+                "{PROGRESS_EVERY_ENV}={text:?} is not a number of seconds >= 0: progress lines \
+                 every {} s",
+                PROGRESS_LINE_EVERY.as_secs()
+            );
+            PROGRESS_LINE_EVERY
+        }
+    }
+}
 
 #[derive(Debug)]
 pub struct ProgressLines {
