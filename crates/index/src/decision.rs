@@ -98,15 +98,18 @@ impl DecisionAlgorithm<'_> {
         doc: &DocumentFingerprint,
     ) -> Result<Option<DedupDecision>, IndexError> {
         let mut found: Option<(StoredDocument, ExactBasis)> = None;
-        if let Some(id) = state.payload_match(payload_digest_key(&doc.payload))?
+        let (payload_match, token_match) = state.digest_matches(
+            payload_digest_key(&doc.payload),
+            doc.tokens.as_ref().map(token_digest_key),
+        )?;
+        if let Some(id) = payload_match
             && let Some(stored) = state.document(id)?
             && stored.payload == doc.payload
         {
             found = Some((stored, ExactBasis::Payload));
         }
         if found.is_none()
-            && let Some(tokens) = &doc.tokens
-            && let Some(id) = state.token_match(token_digest_key(tokens))?
+            && let Some(id) = token_match
             && let Some(stored) = state.document(id)?
             && stored.tokens == doc.tokens
         {

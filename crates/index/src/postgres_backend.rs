@@ -643,6 +643,34 @@ impl IndexStorage for PgStorage<'_> {
         self.digest_match(b't', key)
     }
 
+    fn digest_matches(
+        &self,
+        payload_key: u64,
+        token_key: Option<u64>,
+    ) -> Result<(Option<DocumentId>, Option<DocumentId>), IndexError> {
+        let (payload, tokens): (Option<i64>, Option<i64>) =
+            self.call("read exact digests", move |mut tx, crawl| async move {
+                let result = sqlx::query_as(
+                    "SELECT (SELECT id FROM index_digest \
+                             WHERE crawl = $1 AND kind = $2 AND digest_key = $3), \
+                            (SELECT id FROM index_digest \
+                             WHERE crawl = $1 AND kind = $4 AND digest_key = $5)",
+                )
+                .bind(&crawl)
+                .bind(b'p' as i8)
+                .bind(payload_key as i64)
+                .bind(b't' as i8)
+                .bind(token_key.map(|key| key as i64))
+                .fetch_one(&mut *tx)
+                .await;
+                (result, tx)
+            })?;
+        Ok((
+            payload.map(document_id).transpose()?,
+            tokens.map(document_id).transpose()?,
+        ))
+    }
+
     fn next_id(&self) -> Result<DocumentId, IndexError> {
         let id = self.reserved_id.take().ok_or_else(|| {
             IndexError::Runtime("a decision asked for a second id, or a lookup for one".into())

@@ -66,6 +66,21 @@ pub(crate) trait IndexStorage {
     fn payload_match(&self, key: u64) -> Result<Option<DocumentId>, IndexError>;
     /// The first document indexed under a 64-bit token-digest key.
     fn token_match(&self, key: u64) -> Result<Option<DocumentId>, IndexError>;
+    /// [`payload_match`](IndexStorage::payload_match) and
+    /// [`token_match`](IndexStorage::token_match) together (one round trip where the backend
+    /// has them).
+    fn digest_matches(
+        &self,
+        payload_key: u64,
+        token_key: Option<u64>,
+    ) -> Result<(Option<DocumentId>, Option<DocumentId>), IndexError> {
+        let payload = self.payload_match(payload_key)?;
+        let tokens = match token_key {
+            Some(key) => self.token_match(key)?,
+            None => None,
+        };
+        Ok((payload, tokens))
+    }
     /// The id the next [`append`](IndexStorage::append) must use, used by no other document
     /// of the index. The embedded index hands out dense ascending ids; a backend shared by
     /// several processes may reserve them in blocks, so ids need not follow the order of
