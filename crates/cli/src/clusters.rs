@@ -14,17 +14,17 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::Write;
 use std::path::PathBuf;
 
-use crate::crawl_outputs::CrawlOutputs;
+use crate::crawl_outputs::{CrawlOutputs, OutputsArgs};
 use crate::export::cluster_root;
 use crate::warc_texts::each_page_text;
 use anyhow::Context;
 
 #[derive(clap::Args)]
 pub struct ClustersArgs {
-    /// The crawl's output directory. Several: the `--out` of each worker of one crawl,
-    /// clustered as one crawl.
-    #[arg(required = true, value_name = "OUT")]
-    pub outs: Vec<PathBuf>,
+    /// The crawl: its OUT directory, the OUTs of its workers (clustered as one crawl), or
+    /// --store/--crawl.
+    #[command(flatten)]
+    pub crawl: OutputsArgs,
     /// Write the JSONL here instead of OUT/clusters.jsonl (the first OUT when several).
     #[arg(long)]
     pub jsonl: Option<PathBuf>,
@@ -192,7 +192,7 @@ fn histogram_svg(clusters: &[Cluster]) -> String {
 }
 
 pub fn run(args: ClustersArgs) -> anyhow::Result<()> {
-    let outputs = CrawlOutputs::new(args.outs)?;
+    let outputs = CrawlOutputs::from_args(&args.crawl)?;
     let clusters = clusters_from_logs(&outputs, args.round)?;
     let jsonl_path = args
         .jsonl

@@ -2,7 +2,9 @@
 //! `--out` of each worker of a crawl shared through PostgreSQL (`export`, `clusters`). Their
 //! crawl logs are read one after another and their WARC files in directory order, each file's
 //! directory known by its index (the *source*), so a reader can tell a URL met again in another
-//! directory from a later version in the same one.
+//! directory from a later version in the same one. Instead of the directories, a crawl in
+//! PostgreSQL can be named (`--store URL --crawl NAME`): each worker records its `--out` there
+//! when it starts.
 
 use std::io::BufRead as _;
 use std::path::{Path, PathBuf};
@@ -10,6 +12,28 @@ use std::path::{Path, PathBuf};
 use anyhow::Context as _;
 
 use crate::export::CrawlLogLine;
+
+/// Which crawl a reading command reads: its OUT directories, or its name in PostgreSQL.
+#[derive(clap::Args)]
+pub struct OutputsArgs {
+    /// The crawl's output directory. Several: the `--out` of each worker of one crawl, read
+    /// as one crawl (outputs that default to OUT/... go to the first).
+    #[arg(required_unless_present = "store", value_name = "OUT")]
+    pub outs: Vec<PathBuf>,
+    /// Instead of OUT directories: the PostgreSQL database of a crawl (with --crawl). Every
+    /// worker's OUT directory is read, as the worker recorded it when it started (they must be
+    /// reachable at those paths from here).
+    #[arg(
+        long,
+        value_name = "postgres://USER@HOST:PORT/DB",
+        requires = "crawl",
+        conflicts_with = "outs"
+    )]
+    pub store: Option<String>,
+    /// The crawl's name in --store.
+    #[arg(long, value_name = "NAME", requires = "store")]
+    pub crawl: Option<String>,
+}
 
 /// One or more crawl output directories, in the order given (the first gets default outputs).
 pub struct CrawlOutputs {
@@ -35,6 +59,36 @@ impl CrawlOutputs {
             );
         }
         Ok(CrawlOutputs { dirs })
+    }
+
+    /// The directories `args` names, or those the workers of the crawl `--store`/`--crawl`
+    /// recorded (in worker-name order).
+    pub fn from_args(args: &OutputsArgs) -> anyhow::Result<CrawlOutputs> {
+        let (Some(store), Some(crawl)) = (&args.store, &args.crawl) else {
+            return CrawlOutputs::new(args.outs.clone());
+        };
+        let mut config = dedupcrawl_crawler::CrawlConfig::default();
+        config.store.url = Some(store.clone());
+        config.store.crawl = Some(crawl.clone());
+        let dirs = dedupcrawl_crawler::crawl_output_dirs(&config)
+            .with_context(|| format!("cannot read the workers of crawl {crawl:?} in --store"))?;
+        anyhow::ensure!(
+            !dirs.is_empty(),
+            "no worker of crawl {crawl:?} recorded its OUT directory in --store (no such crawl, \
+             or crawled by an older dedupcrawl): give the OUT directories instead"
+        );
+        let missing: Vec<String> = dirs
+            .iter()
+            .filter(|dir| !dir.join("crawl.log.jsonl").is_file())
+            .map(|dir| dir.display().to_string())
+            .collect();
+        anyhow::ensure!(
+            missing.is_empty(),
+            "the OUT directories of crawl {crawl:?} recorded in --store are not readable here: \
+             {}; give the OUT directories (copies of them) instead",
+            missing.join(", ")
+        );
+        CrawlOutputs::new(dirs)
     }
 
     /// The first directory: where outputs that default to `OUT/...` go.

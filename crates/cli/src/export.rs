@@ -22,7 +22,7 @@ use dedupcrawl_textprep::{TextPrep, TextPrepConfig, View};
 
 use crate::compare::ViewArg;
 use crate::dedup_warc::{records_reporting_damage, stored_page_reporting};
-use crate::crawl_outputs::CrawlOutputs;
+use crate::crawl_outputs::{CrawlOutputs, OutputsArgs};
 use crate::round_state::{RoundState, Take};
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -34,10 +34,10 @@ pub enum ExportFormat {
 
 #[derive(clap::Args)]
 pub struct ExportArgs {
-    /// The crawl's output directory (holds warc/ and crawl.log.jsonl). Several: the `--out`
-    /// of each worker of one crawl, exported as one (each page once).
-    #[arg(required = true, value_name = "OUT")]
-    pub outs: Vec<PathBuf>,
+    /// The crawl (holds warc/ and crawl.log.jsonl): its OUT directory, the OUTs of its
+    /// workers (each page exported once), or --store/--crawl.
+    #[command(flatten)]
+    pub crawl: OutputsArgs,
     #[arg(long, value_enum)]
     pub format: ExportFormat,
     /// A file for jsonl, a directory for text and warc.
@@ -225,7 +225,7 @@ fn text_path(root: &Path, url: &str) -> PathBuf {
 
 pub fn run(args: ExportArgs) -> anyhow::Result<()> {
     let since = args.since.as_deref().map(parse_since).transpose()?;
-    let outputs = CrawlOutputs::new(args.outs.clone())?;
+    let outputs = CrawlOutputs::from_args(&args.crawl)?;
     let relations = relations_by_original(&outputs, args.round)?;
     let mut state = RoundState::from_logs(&outputs, args.round)?;
     let files = outputs.warc_files()?;

@@ -3,7 +3,7 @@
 //! (`DEDUPCRAWL_TEST_POSTGRES`), each with its own `--out`; the commands given both OUTs must
 //! give every distinct page once and the same clusters as a single-worker sled crawl of the
 //! same site. A page archived in two OUTs (a worker restarted into another directory) is
-//! exported once, with a warning.
+//! exported once, with a warning. `--store URL --crawl NAME` finds the OUTs itself.
 
 #[path = "../../crawler/tests/common/mod.rs"]
 mod common;
@@ -166,9 +166,55 @@ async fn export_and_clusters_over_the_outs_of_two_workers_of_one_crawl() {
     .expect("crawl joined");
     assert!(output.status.success(), "single crawl: {output:?}");
 
-    tokio::task::spawn_blocking(move || check_outputs(&root, &outs, &single, &expected, &sources))
-        .await
-        .expect("checks joined");
+    tokio::task::spawn_blocking(move || {
+        check_outputs(&root, &outs, &single, &expected, &sources);
+        check_store_form(&root, &outs, &server, &crawl_name);
+    })
+    .await
+    .expect("checks joined");
+}
+
+/// `--store URL --crawl NAME` instead of the OUTs: the workers recorded their OUT
+/// directories, so the output is the one of the OUTs given in worker-name order.
+fn check_store_form(root: &Path, outs: &[PathBuf], server: &str, crawl_name: &str) {
+    let by_store = root.join("by-store.jsonl");
+    support::run(
+        dedupcrawl()
+            .args(["export", "--quiet", "--format", "jsonl", "--store", server])
+            .args(["--crawl", crawl_name, "--to"])
+            .arg(&by_store),
+    );
+    let by_dirs = std::fs::read_to_string(root.join("both.jsonl")).expect("the OUTs' export");
+    assert_eq!(
+        std::fs::read_to_string(&by_store).expect("the store's export"),
+        by_dirs,
+        "--store exports what the OUTs give"
+    );
+    let clusters = root.join("by-store-clusters.jsonl");
+    support::run(
+        dedupcrawl()
+            .args(["clusters", "--store", server, "--crawl", crawl_name])
+            .arg("--jsonl")
+            .arg(&clusters)
+            .arg("--html")
+            .arg(root.join("by-store-clusters.html")),
+    );
+    assert_eq!(
+        cluster_sets(&clusters),
+        cluster_sets(&outs[0].join("clusters.jsonl"))
+    );
+    let unknown = dedupcrawl()
+        .args(["export", "--format", "jsonl", "--store", server])
+        .args(["--crawl", "no-such-crawl", "--to"])
+        .arg(root.join("none.jsonl"))
+        .output()
+        .expect("run export");
+    let stderr = String::from_utf8_lossy(&unknown.stderr);
+    assert!(!unknown.status.success());
+    assert!(
+        stderr.contains("recorded its OUT directory") && stderr.contains("no-such-crawl"),
+        "{stderr}"
+    );
 }
 
 /// Every check on the finished crawls (blocking: runs the binary many times).
