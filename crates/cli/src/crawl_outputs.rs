@@ -128,7 +128,11 @@ impl CrawlOutputs {
     pub fn warc_files(&self) -> anyhow::Result<Vec<(usize, PathBuf)>> {
         let mut files = Vec::new();
         for (source, dir) in self.dirs.iter().enumerate() {
-            files.extend(crawl_warc_files(dir)?.into_iter().map(|file| (source, file)));
+            files.extend(
+                crawl_warc_files(dir)?
+                    .into_iter()
+                    .map(|file| (source, file)),
+            );
         }
         Ok(files)
     }

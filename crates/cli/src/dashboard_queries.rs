@@ -3,8 +3,8 @@
 
 use std::path::PathBuf;
 
-use dedupcrawl_crawler::{OutputPaths, read_crawl_log};
 use crate::crawl_outputs::CrawlOutputs;
+use dedupcrawl_crawler::{OutputPaths, read_crawl_log};
 use dedupcrawl_observe::{ClusterQuery, CrawlQueries, QueryError};
 
 use crate::changes::{change_counts, changes_in_round};

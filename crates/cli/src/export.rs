@@ -21,8 +21,8 @@ use dedupcrawl_archive::{RecordType, WarcWriter, WarcWriterConfig};
 use dedupcrawl_textprep::{TextPrep, TextPrepConfig, View};
 
 use crate::compare::ViewArg;
-use crate::dedup_warc::{records_reporting_damage, stored_page_reporting};
 use crate::crawl_outputs::{CrawlOutputs, OutputsArgs};
+use crate::dedup_warc::{records_reporting_damage, stored_page_reporting};
 use crate::round_state::{RoundState, Take};
 
 #[derive(Clone, Copy, clap::ValueEnum)]

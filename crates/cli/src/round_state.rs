@@ -155,13 +155,17 @@ mod tests {
         // Round 2 of the page was fetched by the worker of the first directory.
         write_log(
             a.path(),
-            &[serde_json::json!({"url": "http://h/p", "decision": "changed", "round": 2,
-                "ts": "2026-11-25T10:00:00Z", "content_digest": "sha1:NEW"})],
+            &[
+                serde_json::json!({"url": "http://h/p", "decision": "changed", "round": 2,
+                "ts": "2026-11-25T10:00:00Z", "content_digest": "sha1:NEW"}),
+            ],
         );
         write_log(
             b.path(),
-            &[serde_json::json!({"url": "http://h/p", "decision": "archived", "round": 1,
-                "ts": "2026-11-25T09:00:00Z", "content_digest": "sha1:OLD"})],
+            &[
+                serde_json::json!({"url": "http://h/p", "decision": "archived", "round": 1,
+                "ts": "2026-11-25T09:00:00Z", "content_digest": "sha1:OLD"}),
+            ],
         );
         let outputs =
             CrawlOutputs::new(vec![a.path().to_path_buf(), b.path().to_path_buf()]).unwrap();

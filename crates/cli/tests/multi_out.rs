@@ -146,7 +146,10 @@ async fn export_and_clusters_over_the_outs_of_two_workers_of_one_crawl() {
     .await
     .expect("workers joined");
     let problems = common::shared_crawl_problems(&expected, &outs);
-    assert!(problems.is_empty(), "the shared crawl itself: {problems:#?}");
+    assert!(
+        problems.is_empty(),
+        "the shared crawl itself: {problems:#?}"
+    );
     let sources = response_sources(&outs);
     for index in 0..2 {
         assert!(
@@ -284,7 +287,12 @@ fn check_outputs(
                 .as_array()
                 .expect("duplicates")
                 .iter()
-                .map(move |d| (d["url"].as_str().expect("url").to_string(), original.clone()))
+                .map(move |d| {
+                    (
+                        d["url"].as_str().expect("url").to_string(),
+                        original.clone(),
+                    )
+                })
         })
         .collect();
     // URL → the worker whose log decided it.
@@ -320,13 +328,17 @@ fn check_outputs(
     let round_jsonl = root.join("round-1.jsonl");
     let mut command = dedupcrawl();
     command
-        .args(["export", "--quiet", "--round", "1", "--format", "jsonl", "--to"])
+        .args([
+            "export", "--quiet", "--round", "1", "--format", "jsonl", "--to",
+        ])
         .arg(&round_jsonl)
         .args(&both);
     support::run(&mut command);
     assert_eq!(urls_of(&exported(&round_jsonl)).len(), urls.len());
     let refused = dedupcrawl()
-        .args(["export", "--quiet", "--round", "2", "--format", "jsonl", "--to"])
+        .args([
+            "export", "--quiet", "--round", "2", "--format", "jsonl", "--to",
+        ])
         .arg(root.join("round-2.jsonl"))
         .args(&both)
         .output()
@@ -366,7 +378,10 @@ fn check_outputs(
     let mut command = dedupcrawl();
     command.arg("clusters").args(&both);
     support::run(&mut command);
-    assert!(!outs[1].join("clusters.jsonl").exists(), "written to the first OUT only");
+    assert!(
+        !outs[1].join("clusters.jsonl").exists(),
+        "written to the first OUT only"
+    );
     let merged = cluster_sets(&outs[0].join("clusters.jsonl"));
     let mut command = dedupcrawl();
     command.arg("clusters").arg(single);
@@ -380,8 +395,14 @@ fn check_outputs(
     in_clusters.dedup();
     assert_eq!(in_clusters.len(), total, "a URL in two clusters");
     let html = std::fs::read_to_string(outs[0].join("clusters.html")).expect("clusters.html");
-    assert!(html.contains("worker-1") && html.contains("worker-2"), "the title names both");
-    assert!(html.contains("only in the duplicate"), "texts read from the WARCs");
+    assert!(
+        html.contains("worker-1") && html.contains("worker-2"),
+        "the title names both"
+    );
+    assert!(
+        html.contains("only in the duplicate"),
+        "texts read from the WARCs"
+    );
 
     // dedup --warc takes the OUTs as they are: every 200 response of both workers is checked.
     let decisions = root.join("dedup.jsonl");
@@ -396,14 +417,21 @@ fn check_outputs(
     support::run(&mut command);
     let checked: Vec<serde_json::Value> = exported(&decisions);
     let checked_urls: HashSet<String> = urls_of(&checked).into_iter().collect();
-    assert_eq!(checked_urls.len(), checked.len(), "a response checked twice");
-    assert!(checked_urls.is_superset(&archived), "not every page was checked");
+    assert_eq!(
+        checked_urls.len(),
+        checked.len(),
+        "a response checked twice"
+    );
+    assert!(
+        checked_urls.is_superset(&archived),
+        "not every page was checked"
+    );
     for out in outs {
         let prefix = out.display().to_string();
         assert!(
-            checked
-                .iter()
-                .any(|line| line["warc"].as_str().is_some_and(|w| w.starts_with(&prefix))),
+            checked.iter().any(|line| line["warc"]
+                .as_str()
+                .is_some_and(|w| w.starts_with(&prefix))),
             "no WARC of {prefix} read"
         );
     }
@@ -432,7 +460,10 @@ fn check_outputs(
         .filter(|url| stderr.contains(&format!("{url} is archived in both")))
         .count();
     assert!(named > 0, "{stderr}");
-    assert!(stderr.contains("pages in all were archived in more than one OUT"), "{stderr}");
+    assert!(
+        stderr.contains("pages in all were archived in more than one OUT"),
+        "{stderr}"
+    );
 }
 
 fn copy_dir(from: &Path, to: &Path) {

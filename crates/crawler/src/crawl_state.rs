@@ -321,7 +321,11 @@ pub(crate) mod behaviour_suite {
             assert!(state.output_dirs().unwrap().is_empty());
             state.record_output_dir("/old/out").unwrap();
             state.record_output_dir("/crawls/out").unwrap();
-            assert_eq!(state.output_dirs().unwrap(), ["/crawls/out"], "the last one wins");
+            assert_eq!(
+                state.output_dirs().unwrap(),
+                ["/crawls/out"],
+                "the last one wins"
+            );
             state.flush().unwrap();
         }
         // Reopened: everything flushed is there.
