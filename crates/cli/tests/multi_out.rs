@@ -23,6 +23,16 @@ fn dedupcrawl() -> Command {
     Command::new(env!("CARGO_BIN_EXE_dedupcrawl"))
 }
 
+/// `dedupcrawl export --quiet --format FORMAT --to TO DIRS...`, which must succeed.
+fn export(format: &str, to: &Path, dirs: &[&Path]) -> std::process::Output {
+    support::run(
+        dedupcrawl()
+            .args(["export", "--quiet", "--format", format, "--to"])
+            .arg(to)
+            .args(dirs),
+    )
+}
+
 /// The exported pages of a JSONL export: url → its line.
 fn exported(file: &Path) -> Vec<serde_json::Value> {
     std::fs::read_to_string(file)
@@ -240,12 +250,7 @@ fn check_outputs(
 
     // JSONL over both OUTs: every archived page of either worker once, nothing else.
     let jsonl = root.join("both.jsonl");
-    let mut command = dedupcrawl();
-    command
-        .args(["export", "--quiet", "--format", "jsonl", "--to"])
-        .arg(&jsonl)
-        .args(&both);
-    let output = support::run(&mut command);
+    let output = export("jsonl", &jsonl, &both);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
         !stderr.contains("archived in both"),
@@ -259,12 +264,7 @@ fn check_outputs(
 
     // The same distinct pages as one worker on sled (up to which member of a group).
     let single_jsonl = root.join("single.jsonl");
-    let mut command = dedupcrawl();
-    command
-        .args(["export", "--quiet", "--format", "jsonl", "--to"])
-        .arg(&single_jsonl)
-        .arg(single);
-    support::run(&mut command);
+    export("jsonl", &single_jsonl, &[single]);
     let keys = |urls: &[String]| -> Vec<String> {
         let mut keys: Vec<String> = urls.iter().map(|url| group_key(expected, url)).collect();
         keys.sort();
@@ -352,12 +352,7 @@ fn check_outputs(
 
     // WARC over both OUTs: valid for warcio, every response of either worker once.
     let warc_dir = root.join("warc-export");
-    let mut command = dedupcrawl();
-    command
-        .args(["export", "--quiet", "--format", "warc", "--to"])
-        .arg(&warc_dir)
-        .args(&both);
-    support::run(&mut command);
+    export("warc", &warc_dir, &both);
     let mut responses = HashSet::new();
     for file in dedupcrawl_crawler::warc_files(&warc_dir).expect("list the export") {
         support::run(Command::new("warcio").arg("check").arg(&file));
@@ -441,13 +436,7 @@ fn check_outputs(
     let copy = root.join("single-copy");
     copy_dir(single, &copy);
     let twice_jsonl = root.join("twice.jsonl");
-    let mut command = dedupcrawl();
-    command
-        .args(["export", "--quiet", "--format", "jsonl", "--to"])
-        .arg(&twice_jsonl)
-        .arg(single)
-        .arg(&copy);
-    let output = support::run(&mut command);
+    let output = export("jsonl", &twice_jsonl, &[single, &copy]);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(
         urls_of(&exported(&twice_jsonl)),
