@@ -87,8 +87,12 @@ impl RoundState {
         if let Some(round) = round {
             anyhow::ensure!(
                 round >= 1 && round <= last_round,
-                "--round {round}: the crawl log of {} has rounds 1 to {last_round}",
-                outputs.describe()
+                "--round {round}: {} rounds 1 to {last_round}",
+                if outputs.dirs().len() > 1 {
+                    format!("the crawl logs of {} have", outputs.describe())
+                } else {
+                    format!("the crawl log of {} has", outputs.describe())
+                }
             );
         }
         Ok(RoundState {
