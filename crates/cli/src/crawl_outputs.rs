@@ -70,8 +70,11 @@ impl CrawlOutputs {
         let mut config = dedupcrawl_crawler::CrawlConfig::default();
         config.store.url = Some(store.clone());
         config.store.crawl = Some(crawl.clone());
-        let dirs = dedupcrawl_crawler::crawl_output_dirs(&config)
+        let mut dirs = dedupcrawl_crawler::crawl_output_dirs(&config)
             .with_context(|| format!("cannot read the workers of crawl {crawl:?} in --store"))?;
+        // A worker renamed between two runs into the same OUT recorded it twice.
+        let mut seen = std::collections::HashSet::new();
+        dirs.retain(|dir| seen.insert(dir.clone()));
         anyhow::ensure!(
             !dirs.is_empty(),
             "no worker of crawl {crawl:?} recorded its OUT directory in --store (no such crawl, \
