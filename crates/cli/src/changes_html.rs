@@ -64,7 +64,7 @@ pub fn write_report(
     let mut texts: HashMap<(String, String), String> = HashMap::new();
     if !changed.is_empty() {
         each_page_text(
-            out,
+            [out],
             |url| changed.contains(url),
             |url, digest, text| {
                 if let Some(digest) = digest {

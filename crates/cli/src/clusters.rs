@@ -1,6 +1,9 @@
-//! `dedupcrawl clusters OUT`: the near-duplicate clusters of a crawl, as JSONL
+//! `dedupcrawl clusters OUT...`: the near-duplicate clusters of a crawl, as JSONL
 //! (`OUT/clusters.jsonl`) and a self-contained HTML report (`OUT/clusters.html`) with a
-//! similarity histogram and, per cluster, the text that differs.
+//! similarity histogram and, per cluster, the text that differs. Several OUTs (the workers of
+//! one crawl) are read as one crawl, their logs and WARC files together: a duplicate logged by
+//! one worker joins the cluster of an original archived by another; the outputs default to the
+//! first OUT.
 //!
 //! A cluster is an archived page (the representative) and every URL the crawl log names as its
 //! duplicate (exact, near, contained), followed transitively. The text that differs is shown
@@ -8,21 +11,24 @@
 //! near-duplicate metadata records (`near_duplicates = "metadata"`), which carry the page's text.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::io::{BufRead, Write};
-use std::path::{Path, PathBuf};
+use std::io::Write;
+use std::path::PathBuf;
 
-use crate::export::{CrawlLogLine, cluster_root};
+use crate::crawl_outputs::{CrawlOutputs, OutputsArgs};
+use crate::export::cluster_root;
 use crate::warc_texts::each_page_text;
 use anyhow::Context;
 
 #[derive(clap::Args)]
 pub struct ClustersArgs {
-    /// The crawl's output directory.
-    pub out: PathBuf,
-    /// Write the JSONL here instead of OUT/clusters.jsonl.
+    /// The crawl: its OUT directory, the OUTs of its workers (clustered as one crawl), or
+    /// --store/--crawl.
+    #[command(flatten)]
+    pub crawl: OutputsArgs,
+    /// Write the JSONL here instead of OUT/clusters.jsonl (the first OUT when several).
     #[arg(long)]
     pub jsonl: Option<PathBuf>,
-    /// Write the HTML report here instead of OUT/clusters.html.
+    /// Write the HTML report here instead of OUT/clusters.html (the first OUT when several).
     #[arg(long)]
     pub html: Option<PathBuf>,
     /// The clusters as of this recrawl round (default: the latest): crawl-log lines of later
@@ -54,25 +60,18 @@ pub struct Cluster {
     pub contains: Vec<String>,
 }
 
-/// Clusters from a crawl log: duplicates grouped under the archived page they lead to, from
-/// the lines of rounds up to `round` (`None`: all).
-pub fn clusters_from_log(path: &Path, round: Option<u32>) -> anyhow::Result<Vec<Cluster>> {
-    let file = std::fs::File::open(path).with_context(|| {
-        format!(
-            "cannot read {}: is this a crawl output directory?",
-            path.display()
-        )
-    })?;
+/// Clusters from the crawl logs of `outputs`: duplicates grouped under the archived page they
+/// lead to, from the lines of rounds up to `round` (`None`: all).
+pub fn clusters_from_logs(
+    outputs: &CrawlOutputs,
+    round: Option<u32>,
+) -> anyhow::Result<Vec<Cluster>> {
     let mut parent: HashMap<String, ClusterMember> = HashMap::new();
     let mut parent_url: HashMap<String, String> = HashMap::new();
     let mut contains: HashMap<String, Vec<String>> = HashMap::new();
-    for line in std::io::BufReader::new(file).lines() {
-        let line = line?;
-        let Ok(entry) = serde_json::from_str::<CrawlLogLine>(&line) else {
-            continue;
-        };
+    outputs.each_log_line(false, |_, entry| {
         if round.is_some_and(|limit| entry.round > limit) {
-            continue;
+            return;
         }
         if !entry.contains.is_empty() {
             contains.insert(entry.url.clone(), entry.contains.clone());
@@ -91,7 +90,7 @@ pub fn clusters_from_log(path: &Path, round: Option<u32>) -> anyhow::Result<Vec<
                 },
             );
         }
-    }
+    })?;
     let mut by_root: BTreeMap<String, Vec<ClusterMember>> = BTreeMap::new();
     for (url, member) in &parent {
         by_root
@@ -133,11 +132,15 @@ pub fn escape(text: &str) -> String {
         .replace('"', "&quot;")
 }
 
-/// Texts (one block per line) of the cluster URLs the WARC holds (the first record of each).
-fn texts_in_warc(out: &Path, wanted: &HashSet<&str>) -> anyhow::Result<HashMap<String, String>> {
+/// Texts (one block per line) of the cluster URLs the WARC files hold (the first record of
+/// each).
+fn texts_in_warc(
+    outputs: &CrawlOutputs,
+    wanted: &HashSet<&str>,
+) -> anyhow::Result<HashMap<String, String>> {
     let mut texts = HashMap::new();
     each_page_text(
-        out,
+        outputs.dirs().iter().map(PathBuf::as_path),
         |url| wanted.contains(url),
         |url, _, text| {
             texts.entry(url.to_string()).or_insert(text);
@@ -189,10 +192,11 @@ fn histogram_svg(clusters: &[Cluster]) -> String {
 }
 
 pub fn run(args: ClustersArgs) -> anyhow::Result<()> {
-    let clusters = clusters_from_log(&args.out.join("crawl.log.jsonl"), args.round)?;
+    let outputs = CrawlOutputs::from_args(&args.crawl)?;
+    let clusters = clusters_from_logs(&outputs, args.round)?;
     let jsonl_path = args
         .jsonl
-        .unwrap_or_else(|| args.out.join("clusters.jsonl"));
+        .unwrap_or_else(|| outputs.first().join("clusters.jsonl"));
     let mut jsonl = crate::dedup_common::output(Some(&jsonl_path))?;
     for cluster in &clusters {
         serde_json::to_writer(&mut jsonl, cluster)?;
@@ -207,7 +211,7 @@ pub fn run(args: ClustersArgs) -> anyhow::Result<()> {
                 .chain(c.members.iter().map(|m| m.url.as_str()))
         })
         .collect();
-    let texts = texts_in_warc(&args.out, &wanted)?;
+    let texts = texts_in_warc(&outputs, &wanted)?;
     let members: usize = clusters.iter().map(|c| c.members.len()).sum();
     let mut html = format!(
         "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>dedupcrawl clusters: {out}</title>\
@@ -215,7 +219,7 @@ pub fn run(args: ClustersArgs) -> anyhow::Result<()> {
          td,th{{border:1px solid #ccc;padding:2px 6px;text-align:left}}pre{{white-space:pre-wrap;background:#f6f6f6;padding:4px}}\
          details{{margin:1em 0}}</style></head><body><h1>Duplicate clusters of {out}</h1>\
          <p>{n} clusters, {members} duplicates.</p><h2>Similarity of duplicates to the page each was linked to</h2>{svg}",
-        out = escape(&args.out.display().to_string()),
+        out = escape(&outputs.describe()),
         n = clusters.len(),
         svg = histogram_svg(&clusters),
     );
@@ -276,7 +280,9 @@ pub fn run(args: ClustersArgs) -> anyhow::Result<()> {
         html.push_str("</details>");
     }
     html.push_str("</body></html>\n");
-    let html_path = args.html.unwrap_or_else(|| args.out.join("clusters.html"));
+    let html_path = args
+        .html
+        .unwrap_or_else(|| outputs.first().join("clusters.html"));
     std::fs::write(&html_path, html)
         .with_context(|| format!("cannot write {}", html_path.display()))?;
     eprintln!(
@@ -296,6 +302,7 @@ mod tests {
     fn a_chain_of_duplicates_is_one_cluster_and_each_member_names_its_link() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("crawl.log.jsonl");
+        let outputs = CrawlOutputs::new(vec![dir.path().to_path_buf()]).unwrap();
         let line = |url: &str, decision: &str, of: Option<&str>, similarity: f64| {
             serde_json::json!({"url": url, "decision": decision, "duplicate_of": of, "similarity": similarity})
                 .to_string()
@@ -308,7 +315,7 @@ mod tests {
         ]
         .join("\n");
         std::fs::write(&path, log).unwrap();
-        let clusters = clusters_from_log(&path, None).unwrap();
+        let clusters = clusters_from_logs(&outputs, None).unwrap();
         assert_eq!(clusters.len(), 1);
         let cluster = &clusters[0];
         assert_eq!(

@@ -3,11 +3,12 @@
 
 use std::path::PathBuf;
 
+use crate::crawl_outputs::CrawlOutputs;
 use dedupcrawl_crawler::{OutputPaths, read_crawl_log};
 use dedupcrawl_observe::{ClusterQuery, CrawlQueries, QueryError};
 
 use crate::changes::{change_counts, changes_in_round};
-use crate::clusters::{Cluster, clusters_from_log};
+use crate::clusters::{Cluster, clusters_from_logs};
 
 /// Clusters shown on one page of the browser.
 pub const CLUSTERS_PER_PAGE: usize = 20;
@@ -39,8 +40,8 @@ fn cluster_matches(cluster: &Cluster, search: &str) -> bool {
 
 impl CrawlQueries for CrawlOnDisk {
     fn clusters(&self, query: &ClusterQuery) -> Result<serde_json::Value, QueryError> {
-        let all =
-            clusters_from_log(&OutputPaths::new(&self.out).crawl_log, None).map_err(failed)?;
+        let outputs = CrawlOutputs::new(vec![self.out.clone()]).map_err(failed)?;
+        let all = clusters_from_logs(&outputs, None).map_err(failed)?;
         let total_clusters = all.len();
         let search = query.search.trim();
         let matching: Vec<Cluster> = all

@@ -19,7 +19,8 @@ pub struct DedupArgs {
     #[arg(required_unless_present = "warc")]
     pub paths: Vec<PathBuf>,
     /// Dedup the responses stored in WARC files (other crawlers' archives, e.g. wget's
-    /// `--warc-file`) instead of files on disk.
+    /// `--warc-file`) instead of files on disk. A directory stands for the WARC files in it,
+    /// a crawl's OUT directory for those of `OUT/warc/` (several: a crawl's workers).
     #[arg(long, num_args = 1.., conflicts_with = "paths")]
     pub warc: Vec<PathBuf>,
     /// The persistent index directory (created if missing; reuse it to dedup across runs).

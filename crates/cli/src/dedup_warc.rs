@@ -10,7 +10,7 @@
 use std::io::Write;
 
 use std::collections::HashSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use dedupcrawl_archive::{RecordType, WarcReader, WarcRecord, WarcWriter, WarcWriterConfig};
@@ -110,15 +110,44 @@ pub fn stored_page_reporting(record: &WarcRecord) -> Result<Option<StoredPage>, 
     })
 }
 
+/// The WARC files `--warc` names: a file as it is; a directory stands for its WARC files (name
+/// order), or for a crawl's when it is an OUT directory (`OUT/warc/`), so the OUTs of a
+/// crawl's workers can be given as they are.
+fn warc_files_named(paths: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    for path in paths {
+        if !path.is_dir() {
+            files.push(path.clone());
+            continue;
+        }
+        let dir = if path.join("warc").is_dir() {
+            path.join("warc")
+        } else {
+            path.clone()
+        };
+        let found = dedupcrawl_crawler::warc_files(&dir)?;
+        anyhow::ensure!(
+            !found.is_empty(),
+            "--warc {}: no .warc or .warc.gz file in {}; name WARC files, directories of them \
+             or crawl OUT directories",
+            path.display(),
+            dir.display()
+        );
+        files.extend(found);
+    }
+    Ok(files)
+}
+
 pub fn run(args: DedupArgs) -> anyhow::Result<()> {
+    let warc_files = warc_files_named(&args.warc)?;
     let stage = open_stage(&args.index, args.threshold, args.view)?;
     let mut out = output(args.out.as_deref())?;
     let mut summary = Summary::default();
-    let progress = progress_bar(args.warc.len() as u64, args.quiet, "WARC files");
+    let progress = progress_bar(warc_files.len() as u64, args.quiet, "WARC files");
     // Record ids of duplicate responses, and of the records they name as concurrent: left out
     // of the deduplicated copy.
     let mut dropped: HashSet<String> = HashSet::new();
-    for file in &args.warc {
+    for file in &warc_files {
         for record in records_reporting_damage(file)? {
             let Some(record) = record else {
                 summary.unreadable += 1;
@@ -167,7 +196,7 @@ pub fn run(args: DedupArgs) -> anyhow::Result<()> {
     progress.finish_and_clear();
     summary.print();
     if let Some(dir) = &args.write {
-        write_deduplicated_copy(&args.warc, dir, &dropped)?;
+        write_deduplicated_copy(&warc_files, dir, &dropped)?;
     }
     Ok(())
 }
@@ -176,7 +205,7 @@ pub fn run(args: DedupArgs) -> anyhow::Result<()> {
 /// the source files' warcinfo records (the copy has its own) into new WARC files under `dir`,
 /// and indexes them in `dir/index.cdxj`.
 fn write_deduplicated_copy(
-    sources: &[std::path::PathBuf],
+    sources: &[PathBuf],
     dir: &Path,
     dropped: &HashSet<String>,
 ) -> anyhow::Result<()> {

@@ -1,8 +1,11 @@
-//! `dedupcrawl export OUT --format jsonl|text|warc --to PATH`: the deduplicated archive of a
+//! `dedupcrawl export OUT... --format jsonl|text|warc --to PATH`: the deduplicated archive of a
 //! crawl, for search and dataset pipelines (JSONL, plain text) or archivists (WARC + CDXJ).
 //!
 //! Reads `OUT/warc/*.warc.gz` record by record (originals are the `response` records; revisits
 //! and metadata are left out) and `OUT/crawl.log.jsonl` for the duplicates of each original.
+//! Several OUTs (the workers of one crawl shared through PostgreSQL) are read as one crawl:
+//! all their logs, then their WARC files directory by directory; a page whose current version
+//! an earlier directory already gave is left out with a warning (see [`crate::round_state`]).
 //! Of a URL fetched in several recrawl rounds only the version current after the chosen round
 //! (`--round N`, default the latest) is exported (see [`crate::round_state`]).
 //! Memory holds the duplicate list (URLs of duplicates, not pages) and one record at a time.
@@ -10,7 +13,7 @@
 //! learnt during the crawl lives in the crawl's index, which export does not need to open.
 
 use std::collections::HashMap;
-use std::io::{BufRead, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
@@ -18,8 +21,9 @@ use dedupcrawl_archive::{RecordType, WarcWriter, WarcWriterConfig};
 use dedupcrawl_textprep::{TextPrep, TextPrepConfig, View};
 
 use crate::compare::ViewArg;
+use crate::crawl_outputs::{CrawlOutputs, OutputsArgs};
 use crate::dedup_warc::{records_reporting_damage, stored_page_reporting};
-use crate::round_state::RoundState;
+use crate::round_state::{RoundState, Take};
 
 #[derive(Clone, Copy, clap::ValueEnum)]
 pub enum ExportFormat {
@@ -30,8 +34,10 @@ pub enum ExportFormat {
 
 #[derive(clap::Args)]
 pub struct ExportArgs {
-    /// The crawl's output directory (holds warc/ and crawl.log.jsonl).
-    pub out: PathBuf,
+    /// The crawl (holds warc/ and crawl.log.jsonl): its OUT directory, the OUTs of its
+    /// workers (each page exported once), or --store/--crawl.
+    #[command(flatten)]
+    pub crawl: OutputsArgs,
     #[arg(long, value_enum)]
     pub format: ExportFormat,
     /// A file for jsonl, a directory for text and warc.
@@ -96,6 +102,9 @@ pub(crate) struct CrawlLogLine {
     /// Payload digest of the version the line is about.
     #[serde(default)]
     pub(crate) content_digest: Option<String>,
+    /// RFC 3339 UTC time of the decision (orders lines of one URL across workers' logs).
+    #[serde(default)]
+    pub(crate) ts: Option<String>,
 }
 
 fn first_round() -> u32 {
@@ -124,35 +133,15 @@ struct Relations {
     contains: HashMap<String, Vec<String>>,
 }
 
-/// [`Relations`] of every original, from the crawl log.
-fn relations_by_original(out: &Path, round: Option<u32>) -> anyhow::Result<Relations> {
-    let path = out.join("crawl.log.jsonl");
-    let file = std::fs::File::open(&path).with_context(|| {
-        format!(
-            "cannot read {}: is {} a crawl output directory?",
-            path.display(),
-            out.display()
-        )
-    })?;
+/// [`Relations`] of every original, from the crawl logs of `outputs`.
+fn relations_by_original(outputs: &CrawlOutputs, round: Option<u32>) -> anyhow::Result<Relations> {
     let mut parent_url: HashMap<String, String> = HashMap::new();
     let mut duplicates: Vec<DuplicateRef> = Vec::new();
     let mut contains: HashMap<String, Vec<String>> = HashMap::new();
-    for (number, line) in std::io::BufReader::new(file).lines().enumerate() {
-        let line = line.with_context(|| format!("cannot read {}", path.display()))?;
-        if line.trim().is_empty() {
-            continue;
-        }
-        // A torn last line (the crawler was killed mid-write) is skipped, not fatal.
-        let Ok(entry) = serde_json::from_str::<CrawlLogLine>(&line) else {
-            eprintln!(
-                "dedupcrawl: warning: {} line {}: not a crawl-log line, skipped",
-                path.display(),
-                number + 1
-            );
-            continue;
-        };
+    // A torn last line (the crawler was killed mid-write) is skipped, not fatal.
+    outputs.each_log_line(true, |_, entry| {
         if round.is_some_and(|limit| entry.round > limit) {
-            continue;
+            return;
         }
         if !entry.contains.is_empty() {
             contains.insert(entry.url.clone(), entry.contains);
@@ -167,7 +156,7 @@ fn relations_by_original(out: &Path, round: Option<u32>) -> anyhow::Result<Relat
                 similarity: entry.similarity,
             });
         }
-    }
+    })?;
     let mut map: HashMap<String, Vec<DuplicateRef>> = HashMap::new();
     for duplicate in duplicates {
         map.entry(cluster_root(&parent_url, &duplicate.url))
@@ -178,18 +167,6 @@ fn relations_by_original(out: &Path, round: Option<u32>) -> anyhow::Result<Relat
         duplicates: map,
         contains,
     })
-}
-
-/// The crawl's WARC files in name (= time, serial) order.
-pub fn crawl_warc_files(out: &Path) -> anyhow::Result<Vec<PathBuf>> {
-    let dir = out.join("warc");
-    anyhow::ensure!(
-        dir.is_dir(),
-        "cannot list {}: is {} a crawl output directory?",
-        dir.display(),
-        out.display()
-    );
-    Ok(dedupcrawl_crawler::warc_files(&dir)?)
 }
 
 fn parse_since(text: &str) -> anyhow::Result<chrono::DateTime<chrono::Utc>> {
@@ -248,9 +225,10 @@ fn text_path(root: &Path, url: &str) -> PathBuf {
 
 pub fn run(args: ExportArgs) -> anyhow::Result<()> {
     let since = args.since.as_deref().map(parse_since).transpose()?;
-    let relations = relations_by_original(&args.out, args.round)?;
-    let mut state = RoundState::from_log(&args.out.join("crawl.log.jsonl"), args.round)?;
-    let files = crawl_warc_files(&args.out)?;
+    let outputs = CrawlOutputs::from_args(&args.crawl)?;
+    let relations = relations_by_original(&outputs, args.round)?;
+    let mut state = RoundState::from_logs(&outputs, args.round)?;
+    let files = outputs.warc_files()?;
     let prep = TextPrep::new(TextPrepConfig::default());
     let view: View = args.view.into();
     let mut jsonl: Option<Box<dyn Write>> = None;
@@ -268,7 +246,7 @@ pub fn run(args: ExportArgs) -> anyhow::Result<()> {
             let mut config = WarcWriterConfig::new(&args.to, "dedupcrawl-export");
             config.warcinfo_fields.push((
                 "description".into(),
-                format!("deduplicated export of {}", args.out.display()),
+                format!("deduplicated export of {}", outputs.describe()),
             ));
             warc = Some(WarcWriter::open(config)?);
         }
@@ -276,7 +254,8 @@ pub fn run(args: ExportArgs) -> anyhow::Result<()> {
     let mut exported = 0u64;
     let no_template = |_: u64| false;
     let progress = crate::dedup_common::progress_bar(files.len() as u64, args.quiet, "WARC files");
-    for file in &files {
+    let mut repeated = RepeatedPages::default();
+    for (source, file) in &files {
         progress.inc(1);
         progress.set_message(format!("{exported} records exported"));
         // Request records come after their response in our files: keep the id of every
@@ -297,10 +276,16 @@ pub fn run(args: ExportArgs) -> anyhow::Result<()> {
             let Some(url) = record.target_uri().map(str::to_string) else {
                 continue;
             };
-            if record.record_type() != RecordType::Response
-                || !state.takes(&url, record.headers.get("WARC-Payload-Digest"))
-            {
+            if record.record_type() != RecordType::Response {
                 continue;
+            }
+            match state.take(&url, record.headers.get("WARC-Payload-Digest"), *source) {
+                Take::Yes => {}
+                Take::No => continue,
+                Take::AlreadyFrom(first) => {
+                    repeated.report(&url, &outputs.dirs()[first], &outputs.dirs()[*source]);
+                    continue;
+                }
             }
             if let Some(host) = &args.host {
                 let record_host = url::Url::parse(&url).ok().map(|u| match u.port() {
@@ -395,8 +380,45 @@ pub fn run(args: ExportArgs) -> anyhow::Result<()> {
         );
     }
     progress.finish_and_clear();
+    repeated.summarize();
     eprintln!("exported {exported} pages to {}", args.to.display());
     Ok(())
+}
+
+/// Pages archived in more than one of the OUT directories (e.g. a worker restarted into
+/// another directory): each is exported once, from the first directory, and named on stderr.
+#[derive(Default)]
+struct RepeatedPages {
+    count: u64,
+}
+
+impl RepeatedPages {
+    /// Warnings named one by one; past that only the total is given.
+    const NAMED: u64 = 20;
+
+    fn report(&mut self, url: &str, kept_from: &Path, left_out_from: &Path) {
+        self.count += 1;
+        if self.count <= Self::NAMED {
+            eprintln!(
+                "dedupcrawl: warning: {url} is archived in both {} and {}: exported once, \
+                 from {}",
+                kept_from.display(),
+                left_out_from.display(),
+                kept_from.display()
+            );
+        }
+    }
+
+    fn summarize(&self) {
+        if self.count > Self::NAMED {
+            eprintln!(
+                "dedupcrawl: warning: {} pages in all were archived in more than one OUT \
+                 directory and exported once each ({} named above)",
+                self.count,
+                Self::NAMED
+            );
+        }
+    }
 }
 
 #[cfg(test)]
@@ -421,7 +443,8 @@ mod tests {
         ]
         .join("\n");
         std::fs::write(dir.path().join("crawl.log.jsonl"), log).unwrap();
-        let map = relations_by_original(dir.path(), None).unwrap().duplicates;
+        let outputs = CrawlOutputs::new(vec![dir.path().to_path_buf()]).unwrap();
+        let map = relations_by_original(&outputs, None).unwrap().duplicates;
         let mut cluster: Vec<&str> = map["http://a/x"].iter().map(|d| d.url.as_str()).collect();
         cluster.sort();
         assert_eq!(cluster, ["http://a/w", "http://a/y", "http://a/z"]);
@@ -440,14 +463,14 @@ mod tests {
         .map(|l| l.to_string())
         .join("\n");
         std::fs::write(dir.path().join("crawl.log.jsonl"), log).unwrap();
-        let relations = relations_by_original(dir.path(), None).unwrap();
+        let outputs = CrawlOutputs::new(vec![dir.path().to_path_buf()]).unwrap();
+        let relations = relations_by_original(&outputs, None).unwrap();
         assert_eq!(
             relations.contains["http://a/whole"],
             ["http://a/part-2", "http://a/part-1"]
         );
         assert_eq!(relations.contains.len(), 1);
-        let clusters =
-            crate::clusters::clusters_from_log(&dir.path().join("crawl.log.jsonl"), None).unwrap();
+        let clusters = crate::clusters::clusters_from_logs(&outputs, None).unwrap();
         assert_eq!(clusters.len(), 1, "the whole is a cluster of its own");
         assert_eq!(clusters[0].representative, "http://a/whole");
         assert_eq!(clusters[0].contains, ["http://a/part-2", "http://a/part-1"]);

@@ -6,6 +6,7 @@ mod changes_html;
 mod clusters;
 mod compare;
 mod crawl;
+mod crawl_outputs;
 mod dashboard_queries;
 mod dedup;
 mod dedup_common;

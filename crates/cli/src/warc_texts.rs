@@ -6,19 +6,23 @@ use std::path::Path;
 use dedupcrawl_archive::RecordType;
 use dedupcrawl_textprep::{TextPrep, TextPrepConfig, View};
 
+use crate::crawl_outputs::crawl_warc_files;
 use crate::dedup_warc::{records_reporting_damage, stored_page};
-use crate::export::crawl_warc_files;
 
-/// Calls `found(url, payload digest, text)` for each page record of the crawl in `out`
-/// (archive order) whose URL `wanted` accepts: responses with an HTML body, and metadata
-/// records that carry a `text`.
-pub fn each_page_text(
-    out: &Path,
+/// Calls `found(url, payload digest, text)` for each page record of the crawl in `outs` (its
+/// output directories one after another, each in archive order) whose URL `wanted` accepts:
+/// responses with an HTML body, and metadata records that carry a `text`.
+pub fn each_page_text<'a>(
+    outs: impl IntoIterator<Item = &'a Path>,
     wanted: impl Fn(&str) -> bool,
     mut found: impl FnMut(&str, Option<&str>, String),
 ) -> anyhow::Result<()> {
     let prep = TextPrep::new(TextPrepConfig::default());
-    for file in crawl_warc_files(out)? {
+    let mut files = Vec::new();
+    for out in outs {
+        files.extend(crawl_warc_files(out)?);
+    }
+    for file in files {
         for record in records_reporting_damage(&file)?.flatten() {
             let Some(url) = record.target_uri() else {
                 continue;

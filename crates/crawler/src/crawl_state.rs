@@ -2,7 +2,8 @@
 //! WARC record (and which record), which have a crawl-log line from an earlier run, whose
 //! sitemaps were read, how far the WARC files are known to the state (the checkpoint), and
 //! for recrawls the round in progress and each URL's revisit state ([`RevisitState`]); for
-//! `dedupcrawl schedule`, each scheduled site's state ([`ScheduledSiteState`]).
+//! `dedupcrawl schedule`, each scheduled site's state ([`ScheduledSiteState`]); each worker's
+//! output directory (for commands that read a whole crawl).
 
 use serde::{Deserialize, Serialize};
 
@@ -154,6 +155,11 @@ pub(crate) trait CrawlStateStore: Send + Sync {
         site: &str,
         state: &ScheduledSiteState,
     ) -> Result<(), CrawlError>;
+    /// Records `dir` (absolute) as this worker's output directory, replacing an earlier one.
+    fn record_output_dir(&self, dir: &str) -> Result<(), CrawlError>;
+    /// The output directory of every worker of the crawl that recorded one, in worker-name
+    /// order (one with the embedded store).
+    fn output_dirs(&self) -> Result<Vec<String>, CrawlError>;
     /// Makes every write so far durable; with the embedded stores this flushes the whole
     /// state database (frontier and index trees too).
     fn flush(&self) -> Result<(), CrawlError>;
@@ -311,6 +317,15 @@ pub(crate) mod behaviour_suite {
                 expected_sites(),
                 "one state per site, the last record wins"
             );
+
+            assert!(state.output_dirs().unwrap().is_empty());
+            state.record_output_dir("/old/out").unwrap();
+            state.record_output_dir("/crawls/out").unwrap();
+            assert_eq!(
+                state.output_dirs().unwrap(),
+                ["/crawls/out"],
+                "the last one wins"
+            );
             state.flush().unwrap();
         }
         // Reopened: everything flushed is there.
@@ -337,5 +352,6 @@ pub(crate) mod behaviour_suite {
             expected_sites(),
             "the schedule state survives"
         );
+        assert_eq!(state.output_dirs().unwrap(), ["/crawls/out"]);
     }
 }

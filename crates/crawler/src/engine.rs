@@ -177,6 +177,11 @@ impl Engine {
         let stage = DedupStage::new(stores.index, dedup_settings);
         let fetcher = Fetcher::new(config.fetch_config()?)?;
         let crawl_state = stores.crawl_state;
+        // Where this worker's WARC files and log are, for readers of the whole crawl
+        // (`export --store`).
+        let out_dir = std::path::absolute(&config.crawl.out)
+            .map_err(|e| CrawlError::io("resolve", &config.crawl.out, e))?;
+        crawl_state.record_output_dir(&out_dir.display().to_string())?;
         let round = crate::revisit::open_round(crawl_state.as_ref(), start)?;
 
         let mut warc_config = WarcWriterConfig::new(&paths.warc_dir, warc_prefix);

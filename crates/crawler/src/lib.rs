@@ -141,4 +141,4 @@ pub use recrawl_settings::RecrawlSettings;
 pub use report::{CrawlReport, HostReport, ResumeScan};
 pub use schedule_book::ScheduleBook;
 pub use site_schedule::SiteSchedule;
-pub use stores::open_crawl_index;
+pub use stores::{crawl_output_dirs, open_crawl_index};

@@ -323,6 +323,40 @@ impl CrawlStateStore for PostgresCrawlState {
         )
     }
 
+    fn record_output_dir(&self, dir: &str) -> Result<(), CrawlError> {
+        let dir = dir.to_string();
+        self.call(
+            "record the output directory",
+            move |pool, crawl, worker| async move {
+                sqlx::query(
+                    "INSERT INTO crawl_output_dir (crawl, worker, out_dir) VALUES ($1, $2, $3) \
+                     ON CONFLICT (crawl, worker) DO UPDATE SET out_dir = EXCLUDED.out_dir",
+                )
+                .bind(&crawl)
+                .bind(&worker)
+                .bind(&dir)
+                .execute(&pool)
+                .await
+                .map(drop)
+            },
+        )
+    }
+
+    fn output_dirs(&self) -> Result<Vec<String>, CrawlError> {
+        let rows: Vec<(String,)> = self.call(
+            "read the output directories",
+            move |pool, crawl, _| async move {
+                sqlx::query_as(
+                    "SELECT out_dir FROM crawl_output_dir WHERE crawl = $1 ORDER BY worker",
+                )
+                .bind(&crawl)
+                .fetch_all(&pool)
+                .await
+            },
+        )?;
+        Ok(rows.into_iter().map(|(dir,)| dir).collect())
+    }
+
     fn revisit_state(&self, url: &str) -> Result<Option<RevisitState>, CrawlError> {
         self.read_json(&REVISIT, url)
     }
@@ -417,7 +451,8 @@ mod tests {
         });
     }
 
-    /// Two workers of one crawl share archived URLs and sitemaps, not log marks or checkpoints.
+    /// Two workers of one crawl share archived URLs and sitemaps, not log marks or checkpoints;
+    /// each sees every worker's output directory.
     #[test]
     fn workers_share_archived_urls_and_keep_their_own_log_and_checkpoint() {
         let (url, crawl) = (server_url(), fresh_crawl());
@@ -445,6 +480,13 @@ mod tests {
         })
         .unwrap();
         assert_eq!(two.checkpoint().unwrap(), None);
+        two.record_output_dir("/out/w2").unwrap();
+        one.record_output_dir("/out/w1").unwrap();
+        assert_eq!(
+            two.output_dirs().unwrap(),
+            ["/out/w1", "/out/w2"],
+            "every worker's output directory, by worker name"
+        );
         let other_crawl = PostgresCrawlState::connect(&url, &fresh_crawl(), "w1").unwrap();
         assert_eq!(
             other_crawl.archived_record("http://a.example/").unwrap(),

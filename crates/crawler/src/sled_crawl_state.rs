@@ -1,4 +1,4 @@
-//! The embedded [`CrawlStateStore`]: seven trees of the crawl's sled database (`OUT/state/`;
+//! The embedded [`CrawlStateStore`]: eight trees of the crawl's sled database (`OUT/state/`;
 //! a schedule's own database, `OUT/schedule-state/`, uses the same trees).
 
 use crate::crawl_state::{
@@ -23,6 +23,9 @@ const TREE_ROUND: &str = "crawl_round";
 const ROUND_KEY: &[u8] = b"current";
 /// Sled tree: `[[site]] name` → [`ScheduledSiteState`] (JSON), in a schedule's database.
 const TREE_SCHEDULED_SITES: &str = "schedule_sites";
+/// Sled tree of the crawl's output directory (one key: the embedded store has one worker).
+const TREE_OUTPUT_DIR: &str = "crawl_output_dir";
+const OUTPUT_DIR_KEY: &[u8] = b"out";
 
 /// The crawl state in sled trees; [`flush`](CrawlStateStore::flush) flushes the whole db.
 pub(crate) struct SledCrawlState {
@@ -34,6 +37,7 @@ pub(crate) struct SledCrawlState {
     revisit: sled::Tree,
     rounds: sled::Tree,
     scheduled_sites: sled::Tree,
+    output_dir: sled::Tree,
 }
 
 impl SledCrawlState {
@@ -47,6 +51,7 @@ impl SledCrawlState {
             revisit: db.open_tree(TREE_REVISIT)?,
             rounds: db.open_tree(TREE_ROUND)?,
             scheduled_sites: db.open_tree(TREE_SCHEDULED_SITES)?,
+            output_dir: db.open_tree(TREE_OUTPUT_DIR)?,
         })
     }
 }
@@ -118,6 +123,20 @@ impl CrawlStateStore for SledCrawlState {
             serde_json::to_vec(checkpoint).unwrap_or_default(),
         )?;
         Ok(())
+    }
+
+    fn record_output_dir(&self, dir: &str) -> Result<(), CrawlError> {
+        self.output_dir.insert(OUTPUT_DIR_KEY, dir.as_bytes())?;
+        Ok(())
+    }
+
+    fn output_dirs(&self) -> Result<Vec<String>, CrawlError> {
+        Ok(self
+            .output_dir
+            .get(OUTPUT_DIR_KEY)?
+            .map(|dir| String::from_utf8_lossy(&dir).into_owned())
+            .into_iter()
+            .collect())
     }
 
     fn revisit_state(&self, url: &str) -> Result<Option<RevisitState>, CrawlError> {

@@ -2,6 +2,7 @@
 //! index, crawl state), opened either all embedded in `OUT/state/` or all in PostgreSQL
 //! (`[store] url`, `--store`), keyed by the crawl's name.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use dedupcrawl_frontier::{
@@ -117,5 +118,23 @@ pub fn open_crawl_index(config: &crate::CrawlConfig) -> Result<Arc<dyn DedupInde
         crate::config::StoreLocation::Postgres { url, crawl, .. } => Ok(Arc::new(
             PostgresDedupIndex::connect(&url, &crawl, index_config)?,
         )),
+    }
+}
+
+/// The output directories of every worker of a crawl (for `dedupcrawl export --store`): as
+/// each worker recorded it when it started, in worker-name order; for an embedded store, the
+/// crawl's `out` itself. A crawl whose workers ran before directories were recorded has none.
+pub fn crawl_output_dirs(config: &crate::CrawlConfig) -> Result<Vec<PathBuf>, CrawlError> {
+    match config.store.location()? {
+        crate::config::StoreLocation::Embedded => Ok(vec![config.crawl.out.clone()]),
+        crate::config::StoreLocation::Postgres { url, crawl, .. } => {
+            // A reader of the crawl, not a worker: it writes nothing under this name.
+            let state = PostgresCrawlState::connect(&url, &crawl, "dedupcrawl-reader")?;
+            Ok(state
+                .output_dirs()?
+                .into_iter()
+                .map(PathBuf::from)
+                .collect())
+        }
     }
 }
