@@ -44,6 +44,8 @@ pub enum CrawlError {
         #[source]
         source: sqlx::Error,
     },
+    #[error("crawl state: {0}")]
+    StateUnreachable(#[source] dedupcrawl_reconnect::Unreachable),
     #[error(transparent)]
     Frontier(#[from] dedupcrawl_frontier::FrontierError),
     #[error(transparent)]
@@ -72,6 +74,22 @@ impl CrawlError {
             action,
             path: path.into(),
             source,
+        }
+    }
+}
+
+impl dedupcrawl_reconnect::ConnectionLoss for CrawlError {
+    fn is_connection_loss(&self) -> bool {
+        matches!(self, CrawlError::StatePostgres { source, .. }
+            if dedupcrawl_reconnect::is_connection_loss(source))
+    }
+
+    fn after_waiting(self, waited: std::time::Duration) -> Self {
+        match self {
+            CrawlError::StatePostgres { action, source } => CrawlError::StateUnreachable(
+                dedupcrawl_reconnect::Unreachable::new(action, waited, source),
+            ),
+            other => other,
         }
     }
 }

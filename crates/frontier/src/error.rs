@@ -11,6 +11,8 @@ pub enum FrontierError {
         #[source]
         source: sqlx::Error,
     },
+    #[error("frontier storage: {0}")]
+    Unreachable(#[source] dedupcrawl_reconnect::Unreachable),
     #[error("the frontier's PostgreSQL schema cannot be brought up to date: {0}")]
     Migration(#[source] sqlx::migrate::MigrateError),
     #[error(
@@ -22,4 +24,20 @@ pub enum FrontierError {
     Corrupt(String),
     #[error("unknown or already completed lease {0}")]
     UnknownLease(u64),
+}
+
+impl dedupcrawl_reconnect::ConnectionLoss for FrontierError {
+    fn is_connection_loss(&self) -> bool {
+        matches!(self, FrontierError::Postgres { source, .. }
+            if dedupcrawl_reconnect::is_connection_loss(source))
+    }
+
+    fn after_waiting(self, waited: std::time::Duration) -> Self {
+        match self {
+            FrontierError::Postgres { action, source } => FrontierError::Unreachable(
+                dedupcrawl_reconnect::Unreachable::new(action, waited, source),
+            ),
+            other => other,
+        }
+    }
 }

@@ -20,6 +20,7 @@ impl store_suite::Backend for Postgres {
             crawl: "suite".into(),
             worker: "worker-1".into(),
             lease: DEFAULT_LEASE,
+            reconnect_for: dedupcrawl_reconnect::DEFAULT_LIMIT,
         };
         Box::new(PostgresFrontierStore::connect(&config, politeness).expect("connect"))
     }
@@ -52,6 +53,7 @@ fn worker(url: &str, name: &str, lease: std::time::Duration) -> PostgresFrontier
         crawl: "shared".into(),
         worker: name.into(),
         lease,
+        reconnect_for: dedupcrawl_reconnect::DEFAULT_LIMIT,
     };
     PostgresFrontierStore::connect(&config, shared_politeness()).expect("connect")
 }
@@ -183,6 +185,7 @@ fn polite_worker(url: &str, name: &str, politeness: PolitenessConfig) -> Postgre
         crawl: "shared".into(),
         worker: name.into(),
         lease: DEFAULT_LEASE,
+        reconnect_for: dedupcrawl_reconnect::DEFAULT_LIMIT,
     };
     PostgresFrontierStore::connect(&config, politeness).expect("connect")
 }

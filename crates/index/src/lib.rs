@@ -115,6 +115,8 @@ pub enum IndexError {
         #[source]
         source: sqlx::Error,
     },
+    #[error("the dedup index: {0}")]
+    Unreachable(#[source] dedupcrawl_reconnect::Unreachable),
     #[error("the dedup index's PostgreSQL schema cannot be brought up to date: {0}")]
     Migration(#[source] sqlx::migrate::MigrateError),
     #[error(
@@ -343,4 +345,20 @@ pub trait DedupIndex: Send + Sync {
     fn stats(&self) -> Result<IndexStats, IndexError>;
     /// Makes everything reported so far durable.
     fn flush(&self) -> Result<(), IndexError>;
+}
+
+impl dedupcrawl_reconnect::ConnectionLoss for IndexError {
+    fn is_connection_loss(&self) -> bool {
+        matches!(self, IndexError::Postgres { source, .. }
+            if dedupcrawl_reconnect::is_connection_loss(source))
+    }
+
+    fn after_waiting(self, waited: std::time::Duration) -> Self {
+        match self {
+            IndexError::Postgres { action, source } => IndexError::Unreachable(
+                dedupcrawl_reconnect::Unreachable::new(action, waited, source),
+            ),
+            other => other,
+        }
+    }
 }
