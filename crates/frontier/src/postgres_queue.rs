@@ -323,13 +323,11 @@ impl QueueStorage for PostgresQueue {
             let claimed =
                 self.transaction("lease a URL", move |mut tx, crawl, worker| async move {
                     let earlier = *lock_ignoring_poison(&taken);
-                    if let Some(lease_id) = earlier {
-                        if let Some(claim) =
-                            committed_lease(&mut tx, &crawl, &worker, &queue_host, lease_id)
-                                .await?
-                        {
-                            return Ok((claim, tx));
-                        }
+                    if let Some(lease_id) = earlier
+                        && let Some(claim) =
+                            committed_lease(&mut tx, &crawl, &worker, &queue_host, lease_id).await?
+                    {
+                        return Ok((claim, tx));
                     }
                     let claim = claim_front(
                         &mut tx,
