@@ -103,6 +103,17 @@ async fn workers_wait_for_a_restarted_postgres_and_archive_each_distinct_page_on
     }
     let failures = shared_crawl_problems(&site.expected(), &outs);
     assert!(failures.is_empty(), "{failures:#?}");
+    // No URL fetched twice: one crawl-log line with a response per URL across the workers.
+    let mut fetches: std::collections::HashMap<String, usize> = Default::default();
+    for out in &outs {
+        for line in crawl_log(out) {
+            if line.status.is_some() {
+                *fetches.entry(line.url).or_default() += 1;
+            }
+        }
+    }
+    let twice: Vec<_> = fetches.iter().filter(|(_, count)| **count > 1).collect();
+    assert!(twice.is_empty(), "fetched more than once: {twice:?}");
     // The crawl went on after the restart: pages were stored then too.
     let pool = sqlx::PgPool::connect(&server).await.expect("reconnect");
     let stored_after = indexed_documents(&pool, &crawl).await.expect("count");
