@@ -78,18 +78,8 @@ impl CrawlError {
     }
 }
 
-impl dedupcrawl_reconnect::ConnectionLoss for CrawlError {
-    fn is_connection_loss(&self) -> bool {
-        matches!(self, CrawlError::StatePostgres { source, .. }
-            if dedupcrawl_reconnect::is_connection_loss(source))
-    }
-
-    fn after_waiting(self, waited: std::time::Duration) -> Self {
-        match self {
-            CrawlError::StatePostgres { action, source } => CrawlError::StateUnreachable(
-                dedupcrawl_reconnect::Unreachable::new(action, waited, source),
-            ),
-            other => other,
-        }
-    }
-}
+dedupcrawl_reconnect::impl_connection_loss!(
+    CrawlError,
+    CrawlError::StatePostgres,
+    CrawlError::StateUnreachable
+);

@@ -10,7 +10,6 @@ mod common;
 
 use std::time::Duration;
 
-use dedupcrawl_crawler::run_crawl;
 use dedupcrawl_testsite::{TestSite, TestSiteOptions};
 
 use common::*;
@@ -56,15 +55,7 @@ async fn workers_wait_for_a_restarted_postgres_and_archive_each_distinct_page_on
     let server = required_env("DEDUPCRAWL_TEST_POSTGRES");
     let crawl = format!("restart-test-{}", std::process::id());
     let outs = [dir.path().join("w1"), dir.path().join("w2")];
-    let workers: Vec<_> = outs
-        .iter()
-        .map(|out| {
-            let mut config = test_config(&site, out);
-            config.store.url = Some(server.clone());
-            config.store.crawl = Some(crawl.clone());
-            tokio::spawn(run_crawl(config))
-        })
-        .collect();
+    let workers = spawn_postgres_workers(&site, &outs, &server, &crawl);
 
     // Down once both workers have stored some pages.
     let pool = sqlx::PgPool::connect(&server).await.expect("connect");

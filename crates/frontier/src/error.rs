@@ -26,18 +26,8 @@ pub enum FrontierError {
     UnknownLease(u64),
 }
 
-impl dedupcrawl_reconnect::ConnectionLoss for FrontierError {
-    fn is_connection_loss(&self) -> bool {
-        matches!(self, FrontierError::Postgres { source, .. }
-            if dedupcrawl_reconnect::is_connection_loss(source))
-    }
-
-    fn after_waiting(self, waited: std::time::Duration) -> Self {
-        match self {
-            FrontierError::Postgres { action, source } => FrontierError::Unreachable(
-                dedupcrawl_reconnect::Unreachable::new(action, waited, source),
-            ),
-            other => other,
-        }
-    }
-}
+dedupcrawl_reconnect::impl_connection_loss!(
+    FrontierError,
+    FrontierError::Postgres,
+    FrontierError::Unreachable
+);

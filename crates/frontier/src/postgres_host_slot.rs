@@ -93,15 +93,24 @@ pub(crate) async fn claim_front(
     .bind(delay_ms)
     .execute(&mut **tx)
     .await?;
-    let more: bool = sqlx::query_scalar(
+    let more = more_queued(tx, crawl, host).await?;
+    Ok(Claim::Leased(lease_id, text, more))
+}
+
+/// Whether the host's queue holds more URLs.
+async fn more_queued(
+    tx: &mut Transaction<'static, Postgres>,
+    crawl: &str,
+    host: &str,
+) -> Result<bool, sqlx::Error> {
+    sqlx::query_scalar(
         "SELECT EXISTS (SELECT 1 FROM frontier_entry \
-     WHERE crawl = $1 AND host = $2 AND state = 'queued')",
+         WHERE crawl = $1 AND host = $2 AND state = 'queued')",
     )
     .bind(crawl)
     .bind(host)
     .fetch_one(&mut **tx)
-    .await?;
-    Ok(Claim::Leased(lease_id, text, more))
+    .await
 }
 
 /// The lease `lease_id` of `host` if an earlier transaction whose COMMIT was lost with its
@@ -133,13 +142,6 @@ pub(crate) async fn committed_lease(
     let Some(text) = entry else {
         return Ok(None);
     };
-    let more: bool = sqlx::query_scalar(
-        "SELECT EXISTS (SELECT 1 FROM frontier_entry \
-         WHERE crawl = $1 AND host = $2 AND state = 'queued')",
-    )
-    .bind(crawl)
-    .bind(host)
-    .fetch_one(&mut **tx)
-    .await?;
+    let more = more_queued(tx, crawl, host).await?;
     Ok(Some(Claim::Leased(lease_id, text, more)))
 }

@@ -347,18 +347,8 @@ pub trait DedupIndex: Send + Sync {
     fn flush(&self) -> Result<(), IndexError>;
 }
 
-impl dedupcrawl_reconnect::ConnectionLoss for IndexError {
-    fn is_connection_loss(&self) -> bool {
-        matches!(self, IndexError::Postgres { source, .. }
-            if dedupcrawl_reconnect::is_connection_loss(source))
-    }
-
-    fn after_waiting(self, waited: std::time::Duration) -> Self {
-        match self {
-            IndexError::Postgres { action, source } => IndexError::Unreachable(
-                dedupcrawl_reconnect::Unreachable::new(action, waited, source),
-            ),
-            other => other,
-        }
-    }
-}
+dedupcrawl_reconnect::impl_connection_loss!(
+    IndexError,
+    IndexError::Postgres,
+    IndexError::Unreachable
+);

@@ -53,6 +53,30 @@ pub trait ConnectionLoss: Sized + std::fmt::Display {
     fn after_waiting(self, waited: Duration) -> Self;
 }
 
+/// Implements [`ConnectionLoss`] for a store's error enum whose variant `$lost { action,
+/// source: sqlx::Error }` is a failed PostgreSQL call and `$unreachable(Unreachable)` the error
+/// after waiting in vain: `impl_connection_loss!(IndexError, IndexError::Postgres,
+/// IndexError::Unreachable);` (one definition for the three stores' errors).
+#[macro_export]
+macro_rules! impl_connection_loss {
+    ($error:ty, $lost:path, $unreachable:path) => {
+        impl $crate::ConnectionLoss for $error {
+            fn is_connection_loss(&self) -> bool {
+                matches!(self, $lost { source, .. } if $crate::is_connection_loss(source))
+            }
+
+            fn after_waiting(self, waited: ::std::time::Duration) -> Self {
+                match self {
+                    $lost { action, source } => {
+                        $unreachable($crate::Unreachable::new(action, waited, source))
+                    }
+                    other => other,
+                }
+            }
+        }
+    };
+}
+
 /// A PostgreSQL call that failed because the server stayed unreachable for the whole wait.
 #[derive(Debug, thiserror::Error)]
 #[error(

@@ -157,7 +157,11 @@ fn a_server_that_stays_unreachable_ends_in_a_clear_error_after_the_limit() {
     assert!(unreachable.waited_seconds >= 0.3);
     assert!(tries > 1, "tried again before giving up");
     let message = unreachable.to_string();
-    for part in ["could not be reached to connect", "store.url", "store.reconnect_seconds"] {
+    for part in [
+        "could not be reached to connect",
+        "store.url",
+        "store.reconnect_seconds",
+    ] {
         assert!(message.contains(part), "{message}");
     }
 }
