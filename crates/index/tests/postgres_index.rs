@@ -173,9 +173,8 @@ fn block_counts_count_originals_per_host() {
 /// not find its own document as an exact duplicate, and the document is stored once.
 #[test]
 fn a_decision_whose_commit_answer_was_lost_keeps_its_decision() {
-    let cutter = postgres_support::commit_cutter::CommitCutter::start(
-        &postgres_support::server_url(),
-    );
+    let cutter =
+        postgres_support::commit_cutter::CommitCutter::start(&postgres_support::server_url());
     let crawl = postgres_support::fresh_crawl();
     let index = PostgresDedupIndex::connect(cutter.url(), &crawl, IndexConfig::default())
         .unwrap_or_else(|error| panic!("cannot open the PostgreSQL index: {error}"));
@@ -186,7 +185,10 @@ fn a_decision_whose_commit_answer_was_lost_keeps_its_decision() {
         .expect("the decision goes on after the lost connection");
     assert_eq!(cutter.cuts(), 1, "the COMMIT's answer was cut");
     assert!(
-        matches!(decision, dedupcrawl_index::DedupDecision::New { id: Some(_), .. }),
+        matches!(
+            decision,
+            dedupcrawl_index::DedupDecision::New { id: Some(_), .. }
+        ),
         "{decision:?}"
     );
     assert_eq!(index.stats().expect("stats").documents, 1, "stored once");

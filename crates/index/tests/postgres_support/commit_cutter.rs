@@ -2,19 +2,25 @@
 //! the case a client cannot settle by itself: its transaction was committed, and it only sees
 //! its connection break.
 
+// Each test crate that includes it uses a part.
+#![allow(dead_code)]
+
 use std::io::{Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 /// Passes every connection through to the server; once [`armed`](CommitCutter::arm), the next
 /// COMMIT a client sends goes to the server, and the server's answer is dropped with both
 /// connections.
 pub struct CommitCutter {
     url: String,
-    armed: Arc<AtomicBool>,
+    armed: Armed,
     cuts: Arc<AtomicUsize>,
 }
+
+/// The text a connection must have sent (since it was armed) before the COMMIT to cut.
+type Armed = Arc<Mutex<Option<Vec<u8>>>>;
 
 impl CommitCutter {
     /// Listens on a free port of 127.0.0.1 in front of the server at `server_url`
@@ -29,7 +35,10 @@ impl CommitCutter {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind the proxy");
         let proxy_port = listener.local_addr().expect("proxy address").port();
         let cutter = CommitCutter {
-            url: format!("{head_without_port}:{proxy_port}/{database}", head_without_port = head),
+            url: format!(
+                "{head_without_port}:{proxy_port}/{database}",
+                head_without_port = head
+            ),
             armed: Arc::default(),
             cuts: Arc::default(),
         };
@@ -53,7 +62,13 @@ impl CommitCutter {
 
     /// Cuts the next COMMIT's answer.
     pub fn arm(&self) {
-        self.armed.store(true, Ordering::SeqCst);
+        self.arm_after("");
+    }
+
+    /// Cuts the answer of the next COMMIT on a connection that sent `text` before it (a
+    /// statement first prepared on that connection: its SQL).
+    pub fn arm_after(&self, text: &str) {
+        *self.armed.lock().expect("armed") = Some(text.as_bytes().to_vec());
     }
 
     /// Answers cut so far.
@@ -62,7 +77,11 @@ impl CommitCutter {
     }
 }
 
-fn relay(client: TcpStream, server: TcpStream, armed: Arc<AtomicBool>, cuts: Arc<AtomicUsize>) {
+fn contains(chunk: &[u8], text: &[u8]) -> bool {
+    text.is_empty() || chunk.windows(text.len()).any(|w| w == text)
+}
+
+fn relay(client: TcpStream, server: TcpStream, armed: Armed, cuts: Arc<AtomicUsize>) {
     let cutting = Arc::new(AtomicBool::new(false));
     let (mut from_client, mut to_server) = (
         client.try_clone().expect("clone"),
@@ -71,14 +90,21 @@ fn relay(client: TcpStream, server: TcpStream, armed: Arc<AtomicBool>, cuts: Arc
     let cut_next = cutting.clone();
     std::thread::spawn(move || {
         let mut buffer = vec![0u8; 64 * 1024];
+        let mut marked = false;
         while let Ok(read) = from_client.read(&mut buffer) {
             if read == 0 {
                 break;
             }
             let chunk = &buffer[..read];
-            if chunk.windows(6).any(|w| w == b"COMMIT") && armed.swap(false, Ordering::SeqCst) {
-                cut_next.store(true, Ordering::SeqCst);
+            let mut armed = armed.lock().expect("armed");
+            if let Some(text) = armed.as_deref() {
+                marked |= contains(chunk, text);
+                if marked && contains(chunk, b"COMMIT") {
+                    *armed = None;
+                    cut_next.store(true, Ordering::SeqCst);
+                }
             }
+            drop(armed);
             if to_server.write_all(chunk).is_err() {
                 break;
             }
