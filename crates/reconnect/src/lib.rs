@@ -121,10 +121,6 @@ impl Reconnect {
         }
     }
 
-    pub fn limit(&self) -> Duration {
-        self.limit
-    }
-
     /// Runs `attempt` until it succeeds, fails with an error that is not a connection loss,
     /// or connection losses have gone on for the limit. Pauses block the calling thread, like
     /// the synchronous store calls themselves.
