@@ -325,6 +325,9 @@ pub struct StoreSettings {
     /// renews its leases every quarter of this, a killed worker's URLs go back to the queues
     /// when it runs out.
     pub lease_seconds: f64,
+    /// How long a worker waits for a PostgreSQL server that is unreachable or restarting
+    /// (each call tries again with backoff) before the call fails; 0: fail at once.
+    pub reconnect_seconds: f64,
 }
 
 impl Default for StoreSettings {
@@ -334,6 +337,7 @@ impl Default for StoreSettings {
             crawl: None,
             worker: None,
             lease_seconds: 300.0,
+            reconnect_seconds: dedupcrawl_reconnect::DEFAULT_LIMIT.as_secs_f64(),
         }
     }
 }
@@ -347,6 +351,7 @@ pub(crate) enum StoreLocation {
         crawl: String,
         worker: Option<String>,
         lease: std::time::Duration,
+        reconnect_for: std::time::Duration,
     },
 }
 
@@ -378,11 +383,21 @@ impl StoreSettings {
                 self.lease_seconds
             )));
         }
+        if !(self.reconnect_seconds.is_finite()
+            && (0.0..=86_400.0).contains(&self.reconnect_seconds))
+        {
+            return Err(CrawlError::ConfigValue(format!(
+                "store.reconnect_seconds = {} must be between 0 and 86400 (how long a worker \
+                 waits for an unreachable or restarting PostgreSQL server; 0: fail at once)",
+                self.reconnect_seconds
+            )));
+        }
         Ok(StoreLocation::Postgres {
             url: url.clone(),
             crawl,
             worker: self.worker.clone(),
             lease: std::time::Duration::from_secs_f64(self.lease_seconds),
+            reconnect_for: std::time::Duration::from_secs_f64(self.reconnect_seconds),
         })
     }
 }

@@ -153,6 +153,7 @@ impl Engine {
                 crawl,
                 worker,
                 lease,
+                reconnect_for,
             } => {
                 // A worker's default name is its output directory: stable across restarts,
                 // distinct for workers sharing a machine.
@@ -169,6 +170,7 @@ impl Engine {
                     &crawl,
                     &worker,
                     lease,
+                    reconnect_for,
                     config.politeness(&sites)?,
                     dedup_settings.index_config(),
                 )?

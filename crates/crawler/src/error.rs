@@ -44,6 +44,8 @@ pub enum CrawlError {
         #[source]
         source: sqlx::Error,
     },
+    #[error("crawl state: {0}")]
+    StateUnreachable(#[source] dedupcrawl_reconnect::Unreachable),
     #[error(transparent)]
     Frontier(#[from] dedupcrawl_frontier::FrontierError),
     #[error(transparent)]
@@ -75,3 +77,9 @@ impl CrawlError {
         }
     }
 }
+
+dedupcrawl_reconnect::impl_connection_loss!(
+    CrawlError,
+    CrawlError::StatePostgres,
+    CrawlError::StateUnreachable
+);

@@ -8,12 +8,16 @@
 //! under the schedule's own crawl name).
 //!
 //! Every write is one autocommitted statement, durable when it returns, so
-//! [`flush`](CrawlStateStore::flush) has nothing to do. The calls are synchronous like the
+//! [`flush`](CrawlStateStore::flush) has nothing to do. A call whose connection is lost (the
+//! server restarting) runs again once the server is back (`[store] reconnect_seconds`): every
+//! write is an upsert of the whole value or an insert that ignores a conflict, so running one
+//! again after a COMMIT that was applied but not acknowledged writes the same row again. The calls are synchronous like the
 //! trait: the store runs its queries on a small runtime of its own, so it may be called from
 //! plain threads and from async tasks alike.
 
 use std::future::Future;
 
+use dedupcrawl_reconnect::Reconnect;
 use sqlx::postgres::PgPool;
 
 use crate::crawl_state::{
@@ -30,6 +34,7 @@ pub(crate) struct PostgresCrawlState {
     pool: PgPool,
     crawl: String,
     worker: String,
+    reconnect: Reconnect,
     runtime: Option<tokio::runtime::Runtime>,
 }
 
@@ -86,23 +91,33 @@ impl PostgresCrawlState {
             pool,
             crawl: crawl.to_string(),
             worker: worker.to_string(),
+            reconnect: Reconnect::new("crawl state", dedupcrawl_reconnect::DEFAULT_LIMIT),
             runtime: Some(runtime),
         })
     }
 
-    /// Runs one call: `body` gets the pool, the crawl and the worker.
+    /// Waits up to `limit` for a server that is unreachable or restarting before a call fails.
+    pub(crate) fn reconnecting_for(mut self, limit: std::time::Duration) -> Self {
+        self.reconnect = Reconnect::new("crawl state", limit);
+        self
+    }
+
+    /// Runs one call: `body` gets the pool, the crawl and the worker (again, from a copy of
+    /// it, after a lost connection).
     fn call<T, F, Fut>(&self, action: &'static str, body: F) -> Result<T, CrawlError>
     where
         T: Send + 'static,
-        F: FnOnce(PgPool, String, String) -> Fut,
+        F: FnOnce(PgPool, String, String) -> Fut + Clone,
         Fut: Future<Output = Result<T, sqlx::Error>> + Send + 'static,
     {
         let runtime = self
             .runtime
             .as_ref()
             .ok_or_else(|| CrawlError::Worker("the crawl state is closed".into()))?;
-        let future = body(self.pool.clone(), self.crawl.clone(), self.worker.clone());
-        block_on(runtime, future)?.map_err(database(action))
+        self.reconnect.retry(|| {
+            let future = body.clone()(self.pool.clone(), self.crawl.clone(), self.worker.clone());
+            block_on(runtime, future)?.map_err(database(action))
+        })
     }
 }
 

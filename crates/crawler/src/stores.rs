@@ -61,12 +61,15 @@ impl CrawlStores {
 
     /// The PostgreSQL backend: the frontier, index and crawl state of `crawl` in the database
     /// at `url` (each connects and applies the migrations; a newer schema is an error), as
-    /// `worker` (its leases and its own checkpoint).
+    /// `worker` (its leases and its own checkpoint). Each waits up to `reconnect_for` for a
+    /// server that is unreachable or restarting before a call fails.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn open_postgres(
         url: &str,
         crawl: &str,
         worker: &str,
         lease: std::time::Duration,
+        reconnect_for: std::time::Duration,
         politeness: PolitenessConfig,
         index_config: IndexConfig,
     ) -> Result<CrawlStores, CrawlError> {
@@ -76,11 +79,14 @@ impl CrawlStores {
                 crawl: crawl.to_string(),
                 worker: worker.to_string(),
                 lease,
+                reconnect_for,
             },
             politeness,
         )?;
-        let index = PostgresDedupIndex::connect(url, crawl, index_config)?;
-        let crawl_state = PostgresCrawlState::connect(url, crawl, worker)?;
+        let index =
+            PostgresDedupIndex::connect(url, crawl, index_config)?.reconnecting_for(reconnect_for);
+        let crawl_state =
+            PostgresCrawlState::connect(url, crawl, worker)?.reconnecting_for(reconnect_for);
         Ok(CrawlStores {
             frontier: Box::new(frontier),
             index: Arc::new(index),

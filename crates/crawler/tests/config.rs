@@ -92,6 +92,13 @@ fn bad_values_are_errors_naming_the_key() {
         "store.lease_seconds",
     );
     check(
+        &format!(
+            "{seeds}[store]\nurl = \"postgres://db.example/crawls\"\ncrawl = \"c\"\n\
+             reconnect_seconds = -1.0\n"
+        ),
+        "store.reconnect_seconds",
+    );
+    check(
         "[[site]]\nseeds = [\"http://a.example/\"]\nthreshold = 0\n",
         "site[0].threshold",
     );

@@ -74,15 +74,7 @@ async fn two_workers_on_one_crawl_archive_each_distinct_page_once_between_them()
     let dir = tempfile::tempdir().expect("tempdir");
     let (server, crawl) = (server_url(), fresh_crawl());
     let outs = [dir.path().join("w1"), dir.path().join("w2")];
-    let workers: Vec<_> = outs
-        .iter()
-        .map(|out| {
-            let mut config = test_config(&site, out);
-            config.store.url = Some(server.clone());
-            config.store.crawl = Some(crawl.clone());
-            tokio::spawn(run_crawl(config))
-        })
-        .collect();
+    let workers = spawn_postgres_workers(&site, &outs, &server, &crawl);
     for worker in workers {
         let report = worker.await.expect("worker task").expect("crawl runs");
         eprintln!("{}", report.summary());

@@ -11,6 +11,8 @@ pub enum FrontierError {
         #[source]
         source: sqlx::Error,
     },
+    #[error("frontier storage: {0}")]
+    Unreachable(#[source] dedupcrawl_reconnect::Unreachable),
     #[error("the frontier's PostgreSQL schema cannot be brought up to date: {0}")]
     Migration(#[source] sqlx::migrate::MigrateError),
     #[error(
@@ -23,3 +25,9 @@ pub enum FrontierError {
     #[error("unknown or already completed lease {0}")]
     UnknownLease(u64),
 }
+
+dedupcrawl_reconnect::impl_connection_loss!(
+    FrontierError,
+    FrontierError::Postgres,
+    FrontierError::Unreachable
+);

@@ -93,13 +93,55 @@ pub(crate) async fn claim_front(
     .bind(delay_ms)
     .execute(&mut **tx)
     .await?;
-    let more: bool = sqlx::query_scalar(
+    let more = more_queued(tx, crawl, host).await?;
+    Ok(Claim::Leased(lease_id, text, more))
+}
+
+/// Whether the host's queue holds more URLs.
+async fn more_queued(
+    tx: &mut Transaction<'static, Postgres>,
+    crawl: &str,
+    host: &str,
+) -> Result<bool, sqlx::Error> {
+    sqlx::query_scalar(
         "SELECT EXISTS (SELECT 1 FROM frontier_entry \
-     WHERE crawl = $1 AND host = $2 AND state = 'queued')",
+         WHERE crawl = $1 AND host = $2 AND state = 'queued')",
     )
     .bind(crawl)
     .bind(host)
     .fetch_one(&mut **tx)
+    .await
+}
+
+/// The lease `lease_id` of `host` if an earlier transaction whose COMMIT was lost with its
+/// connection did commit it (this worker holds it): the claim it returned. First waits for the
+/// host's slot row, which that transaction locked until its end (a server that was not
+/// restarted may still be finishing it).
+pub(crate) async fn committed_lease(
+    tx: &mut Transaction<'static, Postgres>,
+    crawl: &str,
+    worker: &str,
+    host: &str,
+    lease_id: i64,
+) -> Result<Option<Claim>, sqlx::Error> {
+    sqlx::query("SELECT 1 FROM frontier_host_slot WHERE crawl = $1 AND host = $2 FOR UPDATE")
+        .bind(crawl)
+        .bind(host)
+        .execute(&mut **tx)
+        .await?;
+    let entry: Option<String> = sqlx::query_scalar(
+        "SELECT entry FROM frontier_entry WHERE crawl = $1 AND host = $2 AND lease_id = $3 \
+         AND lease_owner = $4 AND state = 'leased'",
+    )
+    .bind(crawl)
+    .bind(host)
+    .bind(lease_id)
+    .bind(worker)
+    .fetch_optional(&mut **tx)
     .await?;
-    Ok(Claim::Leased(lease_id, text, more))
+    let Some(text) = entry else {
+        return Ok(None);
+    };
+    let more = more_queued(tx, crawl, host).await?;
+    Ok(Some(Claim::Leased(lease_id, text, more)))
 }

@@ -22,10 +22,30 @@
 //! its live leases are counted against the per-host concurrency.
 //! Leases are renewed every quarter of their length while the worker runs; expired leases of
 //! other workers (killed ones) go back to their host queues at the same time.
+//!
+//! A call whose connection is lost (the server restarting) runs again from the start of its
+//! transaction once the server is back, for up to `reconnect_for`. A COMMIT lost with its
+//! connection may have been applied; what running the call again does then:
+//! - `lease_front`: the lease it took would be held by nobody (renewed by this worker's
+//!   `keep_alive` for ever, keeping the other workers from calling the crawl finished). So the
+//!   next try first looks for that lease (after the host's slot lock, which the lost
+//!   transaction held to its end) and returns it if it is there.
+//! - `finish`, `requeue`, `delay`: fenced on the lease, so a second run changes nothing.
+//!   `pause_host`, `set_stored_host_delay`, `recover`: write the same values again.
+//! - `offer`: the URLs are queued once (the seen rows fence them); the second run reports
+//!   them as already seen. `mark_seen` reports "already seen" too (the caller leaves out one
+//!   crawl-log line of an out-of-scope URL).
+//! - `promote_due`, `release_delayed_of_host`, `keep_alive`: the rows moved are queued; the
+//!   hosts the second run returns leave them out, and they are found again as queued hosts
+//!   (`shared_work`) when this worker runs out of hosts of its own.
+//! - `offer_again` (a recrawl round's seeding) queues its batch a second time: those URLs
+//!   are fetched twice in that round (the revisit decision sees the second fetch unchanged).
 
 use std::future::Future;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use dedupcrawl_reconnect::Reconnect;
 use sqlx::postgres::PgPool;
 use sqlx::{Postgres, Transaction};
 
@@ -34,7 +54,7 @@ use crate::entry::{FrontierEntry, OfferOutcome};
 use crate::error::FrontierError;
 use crate::polite_frontier::PoliteFrontier;
 use crate::politeness::PolitenessConfig;
-use crate::postgres_host_slot::{Claim, HostClaim, claim_front};
+use crate::postgres_host_slot::{Claim, HostClaim, claim_front, committed_lease};
 use crate::postgres_queue_rows::{
     BACK_POSITION, FRONT_POSITION, enqueue_at_back, entry_rows, queue_at_back, requeue_left_leases,
     stored_text, to_i64, url_key,
@@ -65,6 +85,8 @@ pub struct PostgresFrontierConfig {
     pub worker: String,
     /// How long a lease holds.
     pub lease: Duration,
+    /// How long a call waits for a server that is unreachable or restarting before it fails.
+    pub reconnect_for: Duration,
 }
 
 /// The frontier's rows of one crawl, as one worker sees them.
@@ -75,6 +97,7 @@ pub struct PostgresQueue {
     lease_ms: i64,
     /// When this worker last renewed its leases ([`QueueStorage::keep_alive`]).
     last_keep_alive: std::sync::Mutex<std::time::Instant>,
+    reconnect: Reconnect,
     runtime: Option<tokio::runtime::Runtime>,
 }
 
@@ -115,6 +138,7 @@ impl PostgresFrontierStore {
             worker: config.worker.clone(),
             lease_ms: i64::try_from(config.lease.as_millis()).unwrap_or(i64::MAX),
             last_keep_alive: std::sync::Mutex::new(std::time::Instant::now()),
+            reconnect: Reconnect::new("frontier", config.reconnect_for),
             runtime: Some(runtime),
         };
         PoliteFrontier::over(storage, politeness)
@@ -137,44 +161,50 @@ fn block_on<T: Send + 'static>(
 
 impl PostgresQueue {
     /// Runs one call: `body` gets a transaction, the crawl and the worker; committed if it
-    /// returns `Ok`.
+    /// returns `Ok`. After a lost connection the whole transaction runs again (from a copy of
+    /// `body`).
     fn transaction<T, F, Fut>(&self, action: &'static str, body: F) -> Result<T, FrontierError>
     where
         T: Send + 'static,
-        F: FnOnce(Transaction<'static, Postgres>, String, String) -> Fut + Send + 'static,
+        F: FnOnce(Transaction<'static, Postgres>, String, String) -> Fut + Clone + Send + 'static,
         Fut: Future<Output = Result<(T, Transaction<'static, Postgres>), sqlx::Error>>
             + Send
             + 'static,
     {
-        let pool = self.pool.clone();
-        let (crawl, worker) = (self.crawl.clone(), self.worker.clone());
         let runtime = self
             .runtime
             .as_ref()
             .ok_or_else(|| FrontierError::Corrupt("the store is closed".into()))?;
-        block_on(runtime, async move {
-            let tx = pool.begin().await?;
-            let (value, tx) = body(tx, crawl, worker).await?;
-            tx.commit().await?;
-            Ok(value)
-        })?
-        .map_err(database(action))
+        self.reconnect.retry(|| {
+            let (pool, body) = (self.pool.clone(), body.clone());
+            let (crawl, worker) = (self.crawl.clone(), self.worker.clone());
+            block_on(runtime, async move {
+                let tx = pool.begin().await?;
+                let (value, tx) = body(tx, crawl, worker).await?;
+                tx.commit().await?;
+                Ok(value)
+            })?
+            .map_err(database(action))
+        })
     }
 
     /// Runs one call of a single statement outside a transaction (one round trip, where a
-    /// transaction takes three): `body` gets the pool, the crawl and the worker.
+    /// transaction takes three): `body` gets the pool, the crawl and the worker (again, from a
+    /// copy of it, after a lost connection).
     fn autocommit<T, F, Fut>(&self, action: &'static str, body: F) -> Result<T, FrontierError>
     where
         T: Send + 'static,
-        F: FnOnce(PgPool, String, String) -> Fut,
+        F: FnOnce(PgPool, String, String) -> Fut + Clone,
         Fut: Future<Output = Result<T, sqlx::Error>> + Send + 'static,
     {
         let runtime = self
             .runtime
             .as_ref()
             .ok_or_else(|| FrontierError::Corrupt("the store is closed".into()))?;
-        let future = body(self.pool.clone(), self.crawl.clone(), self.worker.clone());
-        block_on(runtime, future)?.map_err(database(action))
+        self.reconnect.retry(|| {
+            let future = body.clone()(self.pool.clone(), self.crawl.clone(), self.worker.clone());
+            block_on(runtime, future)?.map_err(database(action))
+        })
     }
 }
 
@@ -311,8 +341,17 @@ impl QueueStorage for PostgresQueue {
         let per_host = i64::from(spacing.per_host);
         loop {
             let queue_host = host.clone();
+            // The lease a try took, for the next try if its COMMIT is lost with the connection.
+            let taken: Arc<Mutex<Option<i64>>> = Arc::default();
             let claimed =
                 self.transaction("lease a URL", move |mut tx, crawl, worker| async move {
+                    let earlier = *lock_ignoring_poison(&taken);
+                    if let Some(lease_id) = earlier
+                        && let Some(claim) =
+                            committed_lease(&mut tx, &crawl, &worker, &queue_host, lease_id).await?
+                    {
+                        return Ok((claim, tx));
+                    }
                     let claim = claim_front(
                         &mut tx,
                         HostClaim {
@@ -325,6 +364,9 @@ impl QueueStorage for PostgresQueue {
                         },
                     )
                     .await?;
+                    if let Claim::Leased(lease_id, ..) = claim {
+                        *lock_ignoring_poison(&taken) = Some(lease_id);
+                    }
                     Ok((claim, tx))
                 })?;
             let (lease_id, text, more) = match claimed {
@@ -659,4 +701,10 @@ impl QueueStorage for PostgresQueue {
     fn flush(&self) -> Result<(), FrontierError> {
         Ok(())
     }
+}
+
+fn lock_ignoring_poison<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }

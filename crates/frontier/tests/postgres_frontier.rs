@@ -1,6 +1,9 @@
 //! The shared [`FrontierStore`] behaviour suite on the PostgreSQL backend: a fresh database
 //! per case on the server `DEDUPCRAWL_TEST_POSTGRES` names (fails without one).
 
+// The index tests' proxy (one copy for both crates' tests).
+#[path = "../../index/tests/postgres_support/commit_cutter.rs"]
+mod commit_cutter;
 mod postgres_support;
 mod store_suite;
 
@@ -20,6 +23,7 @@ impl store_suite::Backend for Postgres {
             crawl: "suite".into(),
             worker: "worker-1".into(),
             lease: DEFAULT_LEASE,
+            reconnect_for: dedupcrawl_reconnect::DEFAULT_LIMIT,
         };
         Box::new(PostgresFrontierStore::connect(&config, politeness).expect("connect"))
     }
@@ -52,6 +56,7 @@ fn worker(url: &str, name: &str, lease: std::time::Duration) -> PostgresFrontier
         crawl: "shared".into(),
         worker: name.into(),
         lease,
+        reconnect_for: dedupcrawl_reconnect::DEFAULT_LIMIT,
     };
     PostgresFrontierStore::connect(&config, shared_politeness()).expect("connect")
 }
@@ -183,6 +188,7 @@ fn polite_worker(url: &str, name: &str, politeness: PolitenessConfig) -> Postgre
         crawl: "shared".into(),
         worker: name.into(),
         lease: DEFAULT_LEASE,
+        reconnect_for: dedupcrawl_reconnect::DEFAULT_LIMIT,
     };
     PostgresFrontierStore::connect(&config, politeness).expect("connect")
 }
@@ -308,4 +314,32 @@ fn a_running_worker_renews_its_leases_and_takes_over_a_dead_workers() {
         live.complete(lease, HostOutcome::Done)
             .expect("a renewed lease completes");
     }
+}
+
+/// A lease whose COMMIT was applied but whose answer was lost with the connection (a server
+/// restarting at that moment): the next try hands out that lease (this worker holds it)
+/// instead of leaving it held by nobody, renewed for ever, while it leases another URL.
+#[test]
+fn a_lease_whose_commit_answer_was_lost_is_handed_out() {
+    let url = fresh_url();
+    let cutter = commit_cutter::CommitCutter::start(&url);
+    let store = worker(cutter.url(), "worker-a", DEFAULT_LEASE);
+    store.offer_all(vec![entry(0)]).expect("offer");
+    // The claim's UPDATE names the lease's owner: the COMMIT after it is the lease's.
+    cutter.arm_after("lease_owner = $3");
+    let next = store
+        .next_ready(std::time::Instant::now())
+        .expect("the lease goes on after the lost connection");
+    assert_eq!(cutter.cuts(), 1, "the COMMIT's answer was cut");
+    let dedupcrawl_frontier::NextUrl::Ready(lease) = next else {
+        panic!("the URL leased by the lost COMMIT should come back: {next:?}");
+    };
+    assert_eq!(lease.url().as_str(), "http://h0.example/0");
+    // It is the lease in the database: completing it (fenced on the lease) empties the crawl.
+    store
+        .complete(lease, dedupcrawl_frontier::HostOutcome::Done)
+        .expect("complete the lease");
+    let other = worker(&url, "worker-b", DEFAULT_LEASE);
+    assert!(drain(&other).is_empty(), "nothing left queued or leased");
+    assert_eq!(store.stats().expect("stats").queued, 0);
 }

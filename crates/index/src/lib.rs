@@ -115,6 +115,8 @@ pub enum IndexError {
         #[source]
         source: sqlx::Error,
     },
+    #[error("the dedup index: {0}")]
+    Unreachable(#[source] dedupcrawl_reconnect::Unreachable),
     #[error("the dedup index's PostgreSQL schema cannot be brought up to date: {0}")]
     Migration(#[source] sqlx::migrate::MigrateError),
     #[error(
@@ -344,3 +346,9 @@ pub trait DedupIndex: Send + Sync {
     /// Makes everything reported so far durable.
     fn flush(&self) -> Result<(), IndexError>;
 }
+
+dedupcrawl_reconnect::impl_connection_loss!(
+    IndexError,
+    IndexError::Postgres,
+    IndexError::Unreachable
+);

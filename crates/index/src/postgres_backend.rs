@@ -19,10 +19,22 @@
 //! The calls are synchronous like [`DedupIndex`]: the index runs its queries on a small
 //! runtime of its own, so it may be called from plain threads and from async tasks alike.
 //! Each storage call is one round trip inside the decision's transaction.
+//!
+//! A call whose connection is lost (the server restarting) runs again from the start of its
+//! transaction once the server is back (up to [`PostgresDedupIndex::reconnecting_for`]): a
+//! decision is decided again from scratch, with the same reserved id. When the lost part was
+//! the COMMIT of a decision that stored its document, the commit may have been applied; the
+//! next try, holding the same key locks (so the lost transaction is over), looks for the
+//! document under that id (reserved by this process alone: only this decision can have
+//! stored it) and returns the first try's decision if it is there. Without that check the
+//! page would find itself as its own exact duplicate. A removal run again after an applied
+//! commit finds nothing to remove (its caller ignores the answer); a block of ids reserved
+//! twice leaves the first unused (a gap).
 
 use std::cell::RefCell;
 use std::future::Future;
 
+use dedupcrawl_reconnect::Reconnect;
 use sqlx::postgres::PgPool;
 use sqlx::{Postgres, Transaction};
 use xxhash_rust::xxh3::xxh3_64;
@@ -52,6 +64,7 @@ pub struct PostgresDedupIndex {
     /// The advisory lock key of this crawl's index.
     lock_key: i64,
     ids: IdReservations,
+    reconnect: Reconnect,
     runtime: Option<tokio::runtime::Runtime>,
 }
 
@@ -178,8 +191,16 @@ impl PostgresDedupIndex {
             config,
             lock_key: xxh3_64(format!("dedupcrawl-index:{crawl}").as_bytes()) as i64,
             ids: IdReservations::default(),
+            reconnect: Reconnect::new("dedup index", dedupcrawl_reconnect::DEFAULT_LIMIT),
             runtime: Some(runtime),
         })
+    }
+
+    /// Waits up to `limit` for a server that is unreachable or restarting before a call fails
+    /// (default [`dedupcrawl_reconnect::DEFAULT_LIMIT`]; zero: fails at once).
+    pub fn reconnecting_for(mut self, limit: std::time::Duration) -> Self {
+        self.reconnect = Reconnect::new("dedup index", limit);
+        self
     }
 
     pub fn config(&self) -> &IndexConfig {
@@ -197,7 +218,7 @@ impl PostgresDedupIndex {
     fn with_storage<T>(
         &self,
         lock: Lock,
-        body: impl FnOnce(&mut PgStorage<'_>) -> Result<T, IndexError>,
+        body: impl Fn(&mut PgStorage<'_>) -> Result<T, IndexError>,
     ) -> Result<T, IndexError> {
         self.with_storage_and_id(lock, None, body)
     }
@@ -212,17 +233,21 @@ impl PostgresDedupIndex {
         if let Some(id) = free.pop() {
             return Ok(id);
         }
-        let (pool, crawl) = (self.pool.clone(), self.crawl.clone());
-        let end: i64 = block_on(self.runtime()?, async move {
-            sqlx::query_scalar(
-                "UPDATE index_meta SET next_id = next_id + $2 WHERE crawl = $1 RETURNING next_id",
-            )
-            .bind(&crawl)
-            .bind(ID_BLOCK)
-            .fetch_one(&pool)
-            .await
-        })?
-        .map_err(database("reserve document ids"))?;
+        let runtime = self.runtime()?;
+        let end: i64 = self.reconnect.retry(|| {
+            let (pool, crawl) = (self.pool.clone(), self.crawl.clone());
+            block_on(runtime, async move {
+                sqlx::query_scalar(
+                    "UPDATE index_meta SET next_id = next_id + $2 WHERE crawl = $1 \
+                     RETURNING next_id",
+                )
+                .bind(&crawl)
+                .bind(ID_BLOCK)
+                .fetch_one(&pool)
+                .await
+            })?
+            .map_err(database("reserve document ids"))
+        })?;
         if end - ID_BLOCK >= i64::from(DocumentId::MAX) {
             return Err(IndexError::Full);
         }
@@ -240,12 +265,42 @@ impl PostgresDedupIndex {
         }
     }
 
-    /// [`with_storage`](Self::with_storage) with an id reserved for the decision's insert.
+    /// [`with_storage`](Self::with_storage) with an id reserved for the decision's insert;
+    /// the whole transaction runs again after a lost connection (see the module's docs).
     fn with_storage_and_id<T>(
         &self,
         lock: Lock,
         reserved_id: Option<i64>,
-        body: impl FnOnce(&mut PgStorage<'_>) -> Result<T, IndexError>,
+        body: impl Fn(&mut PgStorage<'_>) -> Result<T, IndexError>,
+    ) -> Result<T, IndexError> {
+        // The value of a try that stored its document under `reserved_id` and lost its COMMIT.
+        let mut unacknowledged: Option<T> = None;
+        let mut id_taken = false;
+        let result = self.reconnect.retry(|| {
+            self.storage_try(
+                lock.clone(),
+                reserved_id,
+                &mut unacknowledged,
+                &mut id_taken,
+                &body,
+            )
+        });
+        // An id the decision did not take is free again (one it took is used or, on an
+        // error, lost: a gap).
+        if let (Some(id), false) = (reserved_id, id_taken) {
+            self.give_back_id(id);
+        }
+        result
+    }
+
+    /// One try of [`with_storage_and_id`](Self::with_storage_and_id).
+    fn storage_try<T>(
+        &self,
+        lock: Lock,
+        reserved_id: Option<i64>,
+        unacknowledged: &mut Option<T>,
+        id_taken: &mut bool,
+        body: &impl Fn(&mut PgStorage<'_>) -> Result<T, IndexError>,
     ) -> Result<T, IndexError> {
         let runtime = self.runtime()?;
         let (pool, key) = (self.pool.clone(), self.lock_key);
@@ -286,19 +341,37 @@ impl PostgresDedupIndex {
             reserved_id: std::cell::Cell::new(reserved_id),
             pending_counts: RefCell::new(None),
         };
-        let value = body(&mut storage);
-        // An id the decision did not take is free again (one it took is used or, on an
-        // error, lost: a gap).
-        if let Some(id) = storage.reserved_id.take() {
-            self.give_back_id(id);
+        if let (Some(id), Some(_)) = (reserved_id, unacknowledged.as_ref()) {
+            // This transaction holds the lost one's key locks: that one is over. Its
+            // document is there if and only if its COMMIT was applied.
+            let stored = storage.document(document_id(id)?)?;
+            if let (Some(_), Some(value)) = (stored, unacknowledged.take()) {
+                *id_taken = true;
+                return Ok(value);
+            }
         }
+        let value = body(&mut storage);
+        *id_taken = reserved_id.is_some() && storage.reserved_id.get().is_none();
         let value = value?;
         let tx = storage.take()?;
-        block_on(runtime, async move { tx.commit().await })?.map_err(database("commit"))?;
-        if let Some((host, blocks)) = storage.pending_counts.take() {
-            self.count_blocks(host, blocks)?;
+        match block_on(runtime, async move { tx.commit().await })? {
+            Ok(()) => {
+                // Evidence, not the decision: a failure here must not make the retry loop run
+                // a committed decision again (it would find the page as its own duplicate).
+                if let Some((host, blocks)) = storage.pending_counts.take()
+                    && let Err(error) = self.count_blocks(host, blocks)
+                {
+                    tracing::warn!(%error, "a page's template block counts were not added");
+                }
+                Ok(value)
+            }
+            Err(error) => {
+                if *id_taken {
+                    *unacknowledged = Some(value);
+                }
+                Err(database("commit")(error))
+            }
         }
-        Ok(value)
     }
 
     /// Counts an original's blocks for its host's template, in a transaction of its own after

@@ -167,3 +167,36 @@ fn block_counts_count_originals_per_host() {
     assert_eq!(index.host_document_count("example.org").unwrap(), 3);
     assert_eq!(index.host_document_count("other.org").unwrap(), 0);
 }
+
+/// A decision whose COMMIT was applied but whose answer was lost with the connection (a
+/// server restarting at that moment) runs again: it must come back with its first decision,
+/// not find its own document as an exact duplicate, and the document is stored once.
+#[test]
+fn a_decision_whose_commit_answer_was_lost_keeps_its_decision() {
+    let cutter =
+        postgres_support::commit_cutter::CommitCutter::start(&postgres_support::server_url());
+    let crawl = postgres_support::fresh_crawl();
+    let index = PostgresDedupIndex::connect(cutter.url(), &crawl, IndexConfig::default())
+        .unwrap_or_else(|error| panic!("cannot open the PostgreSQL index: {error}"));
+    let text = tokens(9_001, 800);
+    cutter.arm();
+    let decision = index
+        .check_and_insert(&document("lost-commit", &text))
+        .expect("the decision goes on after the lost connection");
+    assert_eq!(cutter.cuts(), 1, "the COMMIT's answer was cut");
+    assert!(
+        matches!(
+            decision,
+            dedupcrawl_index::DedupDecision::New { id: Some(_), .. }
+        ),
+        "{decision:?}"
+    );
+    assert_eq!(index.stats().expect("stats").documents, 1, "stored once");
+    let copy = index
+        .check_and_insert(&document("lost-commit-copy", &text))
+        .expect("check");
+    assert!(
+        matches!(copy, dedupcrawl_index::DedupDecision::ExactDuplicate { .. }),
+        "{copy:?}"
+    );
+}

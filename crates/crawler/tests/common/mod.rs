@@ -31,6 +31,28 @@ pub fn test_config(site: &TestSite, out: &Path) -> CrawlConfig {
     config_for(vec![site.main_url(), site.host_b_url()], out)
 }
 
+/// Workers of one crawl on PostgreSQL: one in-process engine per `out` ([`test_config`] of
+/// `site`), all on the crawl `crawl` of the server `server`, running.
+pub fn spawn_postgres_workers(
+    site: &TestSite,
+    outs: &[std::path::PathBuf],
+    server: &str,
+    crawl: &str,
+) -> Vec<
+    tokio::task::JoinHandle<
+        Result<dedupcrawl_crawler::CrawlReport, dedupcrawl_crawler::CrawlError>,
+    >,
+> {
+    outs.iter()
+        .map(|out| {
+            let mut config = test_config(site, out);
+            config.store.url = Some(server.to_string());
+            config.store.crawl = Some(crawl.to_string());
+            tokio::spawn(dedupcrawl_crawler::run_crawl(config))
+        })
+        .collect()
+}
+
 /// [`test_config`] from the seeds alone (for a child process).
 pub fn config_for(seeds: Vec<String>, out: &Path) -> CrawlConfig {
     let mut config = CrawlConfig::default();

@@ -29,3 +29,5 @@ pub fn fresh_crawl() -> String {
             .map_or(0, |d| d.as_nanos())
     )
 }
+
+pub mod commit_cutter;
