@@ -29,6 +29,9 @@ pub enum Decision {
     Gone,
     RobotsDisallowed,
     OutOfScope,
+    /// A `200` page that resembles its host's answer to a path that cannot exist (`resembles`
+    /// names that probe URL, `similarity` the resemblance): not archived, links not followed.
+    Soft404,
     /// Fetched but not archived by policy (noindex, non-HTML skipped, redirect not followed).
     Filtered,
     /// Failed for good; `error` says why.
@@ -47,6 +50,7 @@ impl Decision {
             Decision::Gone => "gone",
             Decision::RobotsDisallowed => "robots_disallowed",
             Decision::OutOfScope => "out_of_scope",
+            Decision::Soft404 => "soft_404",
             Decision::Filtered => "filtered",
             Decision::Error => "error",
         }
@@ -96,6 +100,9 @@ pub struct LogLine {
     /// absent for non-HTML or when the previous version had no signature).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub change_similarity: Option<f64>,
+    /// `soft_404`: the probe URL (a random path on the host) whose answer the page resembles.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resembles: Option<String>,
 }
 
 fn first_round() -> u32 {
@@ -126,6 +133,7 @@ impl LogLine {
             round: 1,
             previous_digest: None,
             change_similarity: None,
+            resembles: None,
         }
     }
 }

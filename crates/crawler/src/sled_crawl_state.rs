@@ -1,9 +1,9 @@
-//! The embedded [`CrawlStateStore`]: seven trees of the crawl's sled database (`OUT/state/`;
+//! The embedded [`CrawlStateStore`]: eight trees of the crawl's sled database (`OUT/state/`;
 //! a schedule's own database, `OUT/schedule-state/`, uses the same trees).
 
 use crate::crawl_state::{
     ArchiveCheckpoint, ArchivedRecord, CrawlStateStore, RevisitState, RoundState,
-    ScheduledSiteState,
+    ScheduledSiteState, Soft404Probe,
 };
 use crate::error::CrawlError;
 
@@ -23,6 +23,8 @@ const TREE_ROUND: &str = "crawl_round";
 const ROUND_KEY: &[u8] = b"current";
 /// Sled tree: `[[site]] name` → [`ScheduledSiteState`] (JSON), in a schedule's database.
 const TREE_SCHEDULED_SITES: &str = "schedule_sites";
+/// Sled tree: host → [`Soft404Probe`] (JSON).
+const TREE_SOFT_404: &str = "crawl_soft_404";
 
 /// The crawl state in sled trees; [`flush`](CrawlStateStore::flush) flushes the whole db.
 pub(crate) struct SledCrawlState {
@@ -34,6 +36,7 @@ pub(crate) struct SledCrawlState {
     revisit: sled::Tree,
     rounds: sled::Tree,
     scheduled_sites: sled::Tree,
+    soft_404: sled::Tree,
 }
 
 impl SledCrawlState {
@@ -47,6 +50,7 @@ impl SledCrawlState {
             revisit: db.open_tree(TREE_REVISIT)?,
             rounds: db.open_tree(TREE_ROUND)?,
             scheduled_sites: db.open_tree(TREE_SCHEDULED_SITES)?,
+            soft_404: db.open_tree(TREE_SOFT_404)?,
         })
     }
 }
@@ -164,6 +168,21 @@ impl CrawlStateStore for SledCrawlState {
         self.scheduled_sites.insert(
             site.as_bytes(),
             serde_json::to_vec(state).unwrap_or_default(),
+        )?;
+        Ok(())
+    }
+
+    fn soft_404_probe(&self, host: &str) -> Result<Option<Soft404Probe>, CrawlError> {
+        Ok(self
+            .soft_404
+            .get(host.as_bytes())?
+            .and_then(|v| serde_json::from_slice(&v).ok()))
+    }
+
+    fn record_soft_404_probe(&self, host: &str, probe: &Soft404Probe) -> Result<(), CrawlError> {
+        self.soft_404.insert(
+            host.as_bytes(),
+            serde_json::to_vec(probe).unwrap_or_default(),
         )?;
         Ok(())
     }
