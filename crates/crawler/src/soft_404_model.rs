@@ -191,11 +191,12 @@ mod tests {
              beeswax candle, hangs from a hook or stands on a shelf, and throws a warm \
              patterned light across a room; the glass chimney lifts off for cleaning.</p>",
         );
-        let comparison = compare_pages(
-            (&product, "http://shop.example/product/7"),
-            (&probe, PROBE),
+        let comparison =
+            compare_pages((&product, "http://shop.example/product/7"), (&probe, PROBE));
+        assert!(
+            comparison.resemblance > 0.7,
+            "template-heavy: {comparison:?}"
         );
-        assert!(comparison.resemblance > 0.7, "template-heavy: {comparison:?}");
         assert!(comparison.novel_block_words.is_some(), "{comparison:?}");
         assert!(!comparison.is_soft_404(0.7));
     }

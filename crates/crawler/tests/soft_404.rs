@@ -58,7 +58,11 @@ fn shop_problems(truth: &Soft404Truth, site: &Soft404Site, out: &Path) -> Vec<St
         }
     }
     let lost = &truth.only_linked_from_soft_404;
-    if site.requested_paths().iter().any(|p| lost.ends_with(p.as_str())) || last.contains_key(lost)
+    if site
+        .requested_paths()
+        .iter()
+        .any(|p| lost.ends_with(p.as_str()))
+        || last.contains_key(lost)
     {
         problems.push(format!("{lost}, linked only from soft 404s, was fetched"));
     }
@@ -106,7 +110,10 @@ async fn soft_404s_are_logged_and_dropped_with_zero_false_hits() {
     }
     let probes = probe_paths(&shop);
     if probes.len() != 2 {
-        problems.push(format!("the shop was probed {} times: {probes:?}", probes.len()));
+        problems.push(format!(
+            "the shop was probed {} times: {probes:?}",
+            probes.len()
+        ));
     }
     eprintln!(
         "soft-404 fixture: {}/{} soft 404s found, {} false hits over {} lines; real pages \
@@ -117,7 +124,11 @@ async fn soft_404s_are_logged_and_dropped_with_zero_false_hits() {
         lines.len(),
         truth.real_pages.len()
     );
-    assert_eq!(report.total.soft_404, soft.len() as u64, "report counts them");
+    assert_eq!(
+        report.total.soft_404,
+        soft.len() as u64,
+        "report counts them"
+    );
     assert!(report.finished);
     assert!(problems.is_empty(), "{problems:#?}");
 }

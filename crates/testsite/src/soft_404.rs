@@ -183,7 +183,10 @@ fn build(base: &str) -> (Shop, Soft404Truth) {
     }
     let mut missing_links = String::from("<ul class=\"old\">\n");
     for path in MISSING {
-        let _ = writeln!(missing_links, "<li><a href=\"{path}\">Old link {path}</a></li>");
+        let _ = writeln!(
+            missing_links,
+            "<li><a href=\"{path}\">Old link {path}</a></li>"
+        );
     }
     missing_links.push_str("</ul>\n");
     let main = format!(
@@ -202,7 +205,10 @@ fn build(base: &str) -> (Shop, Soft404Truth) {
         "<h1>Lost and found</h1>\n{}",
         paragraphs(&prose_for("soft404-lost", 150))
     );
-    pages.insert("/lost-and-found".into(), CHROME.page("Lost and found", &lost, ""));
+    pages.insert(
+        "/lost-and-found".into(),
+        CHROME.page("Lost and found", &lost, ""),
+    );
     let shop = Shop {
         pages,
         template,

@@ -43,7 +43,12 @@ pub(crate) fn template(key: &str) -> Template {
     }
 }
 
-pub(crate) fn product_main(t: &Template, name: &str, price_cents: u64, description: &str) -> String {
+pub(crate) fn product_main(
+    t: &Template,
+    name: &str,
+    price_cents: u64,
+    description: &str,
+) -> String {
     let mut main = format!(
         "<h1>{}</h1>\n<p class=\"price\">&pound;{}.{:02}</p>\n<div class=\"description\"><p>{}</p></div>\n",
         esc(name),
