@@ -31,6 +31,7 @@ pub enum Decision {
     OutOfScope,
     /// A `200` page that resembles its host's answer to a path that cannot exist (`resembles`
     /// names that probe URL, `similarity` the resemblance): not archived, links not followed.
+    #[serde(rename = "soft_404")]
     Soft404,
     /// Fetched but not archived by policy (noindex, non-HTML skipped, redirect not followed).
     Filtered,
@@ -219,4 +220,31 @@ pub fn read_crawl_log(path: &Path) -> Result<Vec<LogLine>, CrawlError> {
         lines.push(parsed);
     }
     Ok(lines)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The crawl log's JSON and the metrics labels (`as_str`) name each decision alike.
+    #[test]
+    fn json_names_are_the_decision_strings() {
+        for decision in [
+            Decision::Archived,
+            Decision::ExactDuplicate,
+            Decision::NearDuplicate,
+            Decision::Contained,
+            Decision::NotModified,
+            Decision::Unchanged,
+            Decision::Gone,
+            Decision::RobotsDisallowed,
+            Decision::OutOfScope,
+            Decision::Soft404,
+            Decision::Filtered,
+            Decision::Error,
+        ] {
+            let json = serde_json::to_string(&decision).unwrap_or_default();
+            assert_eq!(json, format!("\"{}\"", decision.as_str()));
+        }
+    }
 }
