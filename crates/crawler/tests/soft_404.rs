@@ -61,13 +61,22 @@ async fn soft_404s_are_logged_and_dropped_with_zero_false_hits() {
             probes.len()
         ));
     }
+    let shop_host = truth.seed.trim_end_matches('/');
+    let other_lines = lines
+        .iter()
+        .filter(|l| !l.url.starts_with(shop_host))
+        .count();
+    let min_resemblance = soft
+        .iter()
+        .filter_map(|l| l.similarity)
+        .fold(1.0_f64, f64::min);
     eprintln!(
-        "soft-404 fixture: {}/{} soft 404s found, {} false hits over {} lines; real pages \
-         archived: {}; probes: {probes:?}",
+        "soft-404 fixture: {}/{} soft 404s found (least resemblance {min_resemblance:.3}), \
+         {} false hits, {other_lines} lines of the other hosts; real pages: {}; probes: \
+         {probes:?}",
         soft.len() - false_hits.len(),
         truth.soft_404s.len(),
         false_hits.len(),
-        lines.len(),
         truth.real_pages.len()
     );
     assert_eq!(
