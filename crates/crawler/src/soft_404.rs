@@ -27,6 +27,10 @@ use crate::soft_404_model::{compare, masked_blocks, url_words};
 
 /// Most probes per host (`crawl.soft_404_probes`).
 pub(crate) const MAX_PROBES: u32 = 4;
+/// Hosts whose probe is kept in memory; past this the memory copy is dropped and read again
+/// from the crawl state when needed (a model is a few tens of KB: this bounds them to tens of
+/// MB on a crawl of many hosts).
+const MAX_HOSTS_IN_MEMORY: usize = 1024;
 
 /// The crawl-log note of a `soft_404` line.
 const SOFT_404_NOTE: &str =
@@ -68,7 +72,7 @@ impl Engine {
             return Ok(false);
         }
         if let Some(probe) = self.crawl_state.soft_404_probe(&host)? {
-            lock(&self.soft_404).insert(host, Some(Arc::new(probe)));
+            self.keep_soft_404_probe(host, Some(Arc::new(probe)));
             return Ok(false);
         }
         let mut answers = Vec::new();
@@ -116,7 +120,7 @@ impl Engine {
             "soft-404 probes"
         );
         self.crawl_state.record_soft_404_probe(&host, &probe)?;
-        lock(&self.soft_404).insert(host, Some(Arc::new(probe)));
+        self.keep_soft_404_probe(host, Some(Arc::new(probe)));
         Ok(requested)
     }
 
@@ -140,8 +144,18 @@ impl Engine {
             return Ok(known.clone());
         }
         let probe = self.crawl_state.soft_404_probe(host)?.map(Arc::new);
-        lock(&self.soft_404).insert(host.to_string(), probe.clone());
+        self.keep_soft_404_probe(host.to_string(), probe.clone());
         Ok(probe)
+    }
+
+    /// Keeps a host's probe in memory, within [`MAX_HOSTS_IN_MEMORY`] hosts.
+    fn keep_soft_404_probe(&self, host: String, probe: Option<Arc<Soft404Probe>>) {
+        let mut kept = lock(&self.soft_404);
+        if kept.len() >= MAX_HOSTS_IN_MEMORY && !kept.contains_key(&host) {
+            // The crawl state has every probe: dropping the copies costs reads, not answers.
+            kept.clear();
+        }
+        kept.insert(host, probe);
     }
 }
 
@@ -154,6 +168,10 @@ pub(crate) fn handle_soft_404(
 ) -> Result<Option<HostOutcome>, CrawlError> {
     let engine = fetched.engine;
     let url = &fetched.url;
+    if engine.config.crawl.soft_404_probes == 0 {
+        // Off: probes an earlier run recorded are not used either.
+        return Ok(None);
+    }
     let Some(probe) = engine.soft_404_probe_of(url.host())? else {
         return Ok(None);
     };
