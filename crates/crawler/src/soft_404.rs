@@ -27,6 +27,9 @@ use crate::soft_404_model::{compare, masked_blocks, url_words};
 
 /// Most probes per host (`crawl.soft_404_probes`).
 pub(crate) const MAX_PROBES: u32 = 4;
+/// Tokens kept of a probe answer (a not-found page, even one with a heavy template, has a
+/// few thousand; a huge one would make every host's state and memory copy huge).
+const MAX_PROBE_TOKENS: usize = 5000;
 /// Hosts whose probe is kept in memory; past this the memory copy is dropped and read again
 /// from the crawl state when needed (a model is a few tens of KB: this bounds them to tens of
 /// MB on a crawl of many hosts).
@@ -59,25 +62,25 @@ fn probe_paths(count: u32) -> Vec<String> {
 impl Engine {
     /// Probes the URL's host for soft 404s unless its probe is on record (then loads it).
     /// Called once per host by the robots.txt step, under the host's robots lock, with the
-    /// host's delay before each request. Returns whether requests were made.
+    /// host's delay before each request (the robots.txt step then pauses the host before its
+    /// page, as after any extra request).
     pub(crate) async fn probe_soft_404(
         &self,
         url: &CanonicalUrl,
         policy: &RobotsPolicy,
         delay: Duration,
-    ) -> Result<bool, CrawlError> {
+    ) -> Result<(), CrawlError> {
         let host = url.host().to_string();
         let probes = self.config.crawl.soft_404_probes;
         if probes == 0 {
-            return Ok(false);
+            return Ok(());
         }
         if let Some(probe) = self.crawl_state.soft_404_probe(&host)? {
             self.keep_soft_404_probe(host, Some(Arc::new(probe)));
-            return Ok(false);
+            return Ok(());
         }
         let mut answers = Vec::new();
         let mut outcomes = Vec::new();
-        let mut requested = false;
         for path in probe_paths(probes) {
             if !policy.allows_path(&path) {
                 outcomes.push(format!("{path}: disallowed by robots.txt"));
@@ -88,7 +91,6 @@ impl Engine {
             target.set_query(None);
             target.set_fragment(None);
             tokio::time::sleep(delay).await;
-            requested = true;
             match self.fetcher.fetch(FetchRequest::new(target.clone())).await {
                 Ok(response) => {
                     let html = response.status == 200 && response.is_html();
@@ -104,7 +106,7 @@ impl Engine {
                 Err(error) => {
                     // Not recorded: the host is probed again at its next robots.txt fetch.
                     tracing::info!(%host, %error, "soft-404 probe failed; probing again later");
-                    return Ok(requested);
+                    return Ok(());
                 }
             }
         }
@@ -121,20 +123,28 @@ impl Engine {
         );
         self.crawl_state.record_soft_404_probe(&host, &probe)?;
         self.keep_soft_404_probe(host, Some(Arc::new(probe)));
-        Ok(requested)
+        Ok(())
     }
 
-    /// A probe's `200` HTML answer reduced to its masked blocks.
+    /// A probe's `200` HTML answer reduced to its masked blocks, at most
+    /// [`MAX_PROBE_TOKENS`] tokens of them.
     fn probe_answer(&self, target: &url::Url, response: &FetchedResponse) -> ProbeAnswer {
         let prep = self.stage.textprep();
         let page = prep.prepare(&decode_text(response).text);
         let words = url_words(prep, &page, target);
+        let mut room = MAX_PROBE_TOKENS;
+        let mut blocks = Vec::new();
+        for mut block in masked_blocks(prep, &page, &words) {
+            if room == 0 {
+                break;
+            }
+            block.tokens.truncate(room);
+            room -= block.tokens.len();
+            blocks.push(block.tokens);
+        }
         ProbeAnswer {
             url: target.to_string(),
-            blocks: masked_blocks(prep, &page, &words)
-                .into_iter()
-                .map(|block| block.tokens)
-                .collect(),
+            blocks,
         }
     }
 
