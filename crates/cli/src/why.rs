@@ -1,7 +1,8 @@
 //! `dedupcrawl why OUT URL [--json]`: what the crawl decided for one URL and why, from the
 //! crawl log and the WARC files: the decision and its lines, how the URL was found, its
 //! redirect chain, the robots/scope/error detail the crawler logged, and for a duplicate the
-//! page it duplicates, the method, and the text blocks the two share (as `compare --explain`).
+//! page it duplicates, the method, and the text blocks the two share (as `compare --explain`);
+//! for a soft 404, the probe URL whose answer it resembles.
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -47,6 +48,9 @@ pub struct Why {
     /// URLs redirecting into this one, this URL, and the targets it redirected to.
     redirect_chain: Vec<String>,
     duplicate: Option<DuplicateWhy>,
+    /// `soft_404`: the probe URL (a path that cannot exist) whose answer the page resembles.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    resembles: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -126,6 +130,7 @@ pub fn explain(out: &Path, url: &str) -> anyhow::Result<Why> {
         found_via: found_via(last, &by_url),
         redirect_chain: redirect_chain(last, &by_url),
         duplicate,
+        resembles: last.resembles.clone(),
     })
 }
 
@@ -176,6 +181,15 @@ fn reason(line: &LogLine) -> String {
              is cached per host, not archived)"
                 .into()
         }
+        Decision::Soft404 => format!(
+            "a soft 404: answered 200, but resembles the host's answer to {} (a path that cannot \
+             exist; resemblance {}, no substantial text block of its own): not archived, links \
+             not followed",
+            line.resembles
+                .as_deref()
+                .unwrap_or("(probe URL not logged)"),
+            line.similarity.map_or("-".into(), |s| format!("{s:.3}"))
+        ),
         Decision::OutOfScope => format!("out of scope: {note}"),
         Decision::Filtered => format!("fetched, not archived by policy: {note}"),
         Decision::Error => format!(

@@ -4,6 +4,7 @@
 mod support;
 
 use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
@@ -19,6 +20,26 @@ const CONFIG: &str = "[crawl]\nprogress = false\nconcurrency = 8\n\n[fetch]\ncon
                       max_retry_after = 5.0\nrobots_retry = 1.0\nmax_body_bytes = 2097152\n\n\
                       [archive]\nnear_duplicates = \"metadata\"\n";
 
+/// Crawls `seeds` with `dedupcrawl crawl` and [`CONFIG`] into `dir/out`, returned.
+fn crawl(dir: &Path, seeds: &[String]) -> PathBuf {
+    let out = dir.join("out");
+    let config = dir.join("crawl.toml");
+    std::fs::write(&config, CONFIG).expect("write config");
+    let mut command = Command::new(env!("CARGO_BIN_EXE_dedupcrawl"));
+    command
+        .arg("crawl")
+        .arg("--config")
+        .arg(&config)
+        .arg("--out")
+        .arg(&out)
+        .args(["--delay", "0"]);
+    for seed in seeds {
+        command.arg("--seed").arg(seed);
+    }
+    run(&mut command);
+    out
+}
+
 #[test]
 fn why_explains_every_decision_kind_of_a_fixture_crawl() {
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
@@ -32,20 +53,7 @@ fn why_explains_every_decision_kind_of_a_fixture_crawl() {
         }))
         .expect("site starts");
     let dir = tempfile::tempdir().expect("tempdir");
-    let out = dir.path().join("out");
-    let config = dir.path().join("crawl.toml");
-    std::fs::write(&config, CONFIG).expect("write config");
-    run(Command::new(env!("CARGO_BIN_EXE_dedupcrawl"))
-        .arg("crawl")
-        .arg("--config")
-        .arg(&config)
-        .arg("--out")
-        .arg(&out)
-        .args(["--delay", "0"])
-        .arg("--seed")
-        .arg(site.main_url())
-        .arg("--seed")
-        .arg(site.host_b_url()));
+    let out = crawl(dir.path(), &[site.main_url(), site.host_b_url()]);
 
     // The last line per URL, one URL per decision kind (`contained`, `out_of_scope` and the
     // recrawl kinds are in why_recrawl_decisions.rs).
@@ -190,4 +198,33 @@ fn why_explains_every_decision_kind_of_a_fixture_crawl() {
         .expect("run why");
     assert!(!missing.status.success(), "an unknown URL fails");
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// A soft 404 of the soft-404 shop, crawled with `dedupcrawl crawl` (probes on by default):
+/// `why` names the probe URL whose answer the page resembles and the resemblance.
+#[test]
+fn why_names_the_probe_a_soft_404_resembles() {
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    let shop = runtime
+        .block_on(dedupcrawl_testsite::Soft404Site::start())
+        .expect("shop starts");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = crawl(dir.path(), std::slice::from_ref(&shop.truth().seed));
+    let url = &shop.truth().soft_404s[0];
+    let lines = read_crawl_log(&out.join("crawl.log.jsonl")).expect("crawl log");
+    let line = lines
+        .iter()
+        .rev()
+        .find(|l| &l.url == url)
+        .expect("the soft 404 has a line");
+    let probe = line.resembles.as_deref().expect("resembles logged");
+    let answer = why(&out, url);
+    assert_eq!(answer["decision"], "soft_404", "{answer:#}");
+    assert_eq!(answer["resembles"], probe, "{answer:#}");
+    let reason = answer["reason"].as_str().unwrap_or_default();
+    assert!(
+        reason.contains(probe)
+            && reason.contains(&format!("{:.3}", line.similarity.unwrap_or(-1.0))),
+        "{reason}"
+    );
 }

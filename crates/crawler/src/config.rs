@@ -74,6 +74,12 @@ pub struct CrawlSettings {
     pub max_links_per_page: usize,
     /// Seed the frontier from robots.txt `Sitemap:` lines and `/sitemap.xml`.
     pub sitemaps: bool,
+    /// Random paths that cannot exist requested per host to learn its soft-404 answer
+    /// (0: off; at most 4).
+    pub soft_404_probes: u32,
+    /// Least word-shingle resemblance with a probe answer for a page to be a soft 404 (and it
+    /// must have no substantial block of its own).
+    pub soft_404_resemblance: f64,
     /// Follow redirects from a public host into loopback, private or link-local addresses
     /// (refused by default: server-side request forgery).
     pub allow_private_redirects: bool,
@@ -109,6 +115,8 @@ impl Default for CrawlSettings {
             max_redirects: 5,
             max_links_per_page: 5000,
             sitemaps: true,
+            soft_404_probes: 2,
+            soft_404_resemblance: 0.9,
             allow_private_redirects: false,
             public_addresses: Vec::new(),
             max_memory_mb: DEFAULT_MAX_MEMORY_MB,
@@ -589,6 +597,20 @@ impl CrawlConfig {
                  crawl.max_depth = 0)"
                     .into(),
             ));
+        }
+        if c.soft_404_probes > crate::soft_404::MAX_PROBES {
+            return Err(CrawlError::ConfigValue(format!(
+                "crawl.soft_404_probes = {} is more than {}: two probes (the default) tell a \
+                 host's soft-404 answer; 0 turns probing off",
+                c.soft_404_probes,
+                crate::soft_404::MAX_PROBES
+            )));
+        }
+        if !(c.soft_404_resemblance > 0.0 && c.soft_404_resemblance <= 1.0) {
+            return Err(CrawlError::ConfigValue(format!(
+                "crawl.soft_404_resemblance = {} must be above 0 and at most 1 (default 0.9)",
+                c.soft_404_resemblance
+            )));
         }
         if f.max_body_bytes == 0 {
             return Err(CrawlError::ConfigValue(

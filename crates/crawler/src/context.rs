@@ -13,7 +13,7 @@ use dedupcrawl_pipeline::DedupStage;
 
 use crate::config::{CrawlConfig, ResolvedSite};
 use crate::crawl_log::CrawlLog;
-use crate::crawl_state::{CrawlStateStore, RoundState};
+use crate::crawl_state::{CrawlStateStore, RoundState, Soft404Probe};
 use crate::host_health::{GivenUpHost, HostHealth};
 use crate::report::CrawlReport;
 
@@ -62,4 +62,7 @@ pub(crate) struct Engine {
     pub(crate) round: RoundState,
     /// Seeds with a crawl-log line from this run (a given-up host's seeds get one only if not).
     pub(crate) seeds_logged: Mutex<std::collections::HashSet<String>>,
+    /// What each host's soft-404 probes found, read from the crawl state once (`None`: the
+    /// host is not probed; [`crate::soft_404`]).
+    pub(crate) soft_404: Mutex<HashMap<String, Option<Arc<Soft404Probe>>>>,
 }

@@ -29,6 +29,10 @@ pub enum Decision {
     Gone,
     RobotsDisallowed,
     OutOfScope,
+    /// A `200` page that resembles its host's answer to a path that cannot exist (`resembles`
+    /// names that probe URL, `similarity` the resemblance): not archived, links not followed.
+    #[serde(rename = "soft_404")]
+    Soft404,
     /// Fetched but not archived by policy (noindex, non-HTML skipped, redirect not followed).
     Filtered,
     /// Failed for good; `error` says why.
@@ -47,6 +51,7 @@ impl Decision {
             Decision::Gone => "gone",
             Decision::RobotsDisallowed => "robots_disallowed",
             Decision::OutOfScope => "out_of_scope",
+            Decision::Soft404 => "soft_404",
             Decision::Filtered => "filtered",
             Decision::Error => "error",
         }
@@ -96,6 +101,9 @@ pub struct LogLine {
     /// absent for non-HTML or when the previous version had no signature).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub change_similarity: Option<f64>,
+    /// `soft_404`: the probe URL (a random path on the host) whose answer the page resembles.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resembles: Option<String>,
 }
 
 fn first_round() -> u32 {
@@ -126,6 +134,7 @@ impl LogLine {
             round: 1,
             previous_digest: None,
             change_similarity: None,
+            resembles: None,
         }
     }
 }
@@ -211,4 +220,31 @@ pub fn read_crawl_log(path: &Path) -> Result<Vec<LogLine>, CrawlError> {
         lines.push(parsed);
     }
     Ok(lines)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The crawl log's JSON and the metrics labels (`as_str`) name each decision alike.
+    #[test]
+    fn json_names_are_the_decision_strings() {
+        for decision in [
+            Decision::Archived,
+            Decision::ExactDuplicate,
+            Decision::NearDuplicate,
+            Decision::Contained,
+            Decision::NotModified,
+            Decision::Unchanged,
+            Decision::Gone,
+            Decision::RobotsDisallowed,
+            Decision::OutOfScope,
+            Decision::Soft404,
+            Decision::Filtered,
+            Decision::Error,
+        ] {
+            let json = serde_json::to_string(&decision).unwrap_or_default();
+            assert_eq!(json, format!("\"{}\"", decision.as_str()));
+        }
+    }
 }

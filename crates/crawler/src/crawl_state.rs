@@ -3,7 +3,8 @@
 //! sitemaps were read, how far the WARC files are known to the state (the checkpoint), and
 //! for recrawls the round in progress and each URL's revisit state ([`RevisitState`]); for
 //! `dedupcrawl schedule`, each scheduled site's state ([`ScheduledSiteState`]); each worker's
-//! output directory (for commands that read a whole crawl).
+//! output directory (for commands that read a whole crawl); per host, what its soft-404
+//! probes found ([`Soft404Probe`]).
 
 use serde::{Deserialize, Serialize};
 
@@ -106,6 +107,29 @@ impl ScheduledSiteState {
     }
 }
 
+/// What a host answered to paths that cannot exist (`crawl.soft_404_probes`), kept so a
+/// resumed crawl or a later round does not probe again.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Soft404Probe {
+    /// When the host was probed.
+    pub(crate) probed: chrono::DateTime<chrono::Utc>,
+    /// The probes answered `200` with HTML: the host's soft-404 model. Empty when the host
+    /// answers unknown paths honestly (404, 410, a redirect, non-HTML).
+    pub(crate) answers: Vec<ProbeAnswer>,
+    /// What each probe got, for the log (`"/3f9a…: 404"`).
+    pub(crate) outcomes: Vec<String>,
+}
+
+/// One probe's `200` HTML answer, reduced to what a page is compared with.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct ProbeAnswer {
+    /// The probe URL (a random path).
+    pub(crate) url: String,
+    /// Normalized token hashes of each text block, the probe URL's words and tokens with
+    /// digits left out ([`crate::soft_404_model`]).
+    pub(crate) blocks: Vec<Vec<u64>>,
+}
+
 /// The engine's progress records. Thread-safe; each call is atomic on its own.
 ///
 /// Contract: a write is visible to every later read at once and durable after
@@ -160,6 +184,10 @@ pub(crate) trait CrawlStateStore: Send + Sync {
     /// The output directory of every worker of the crawl that recorded one, in worker-name
     /// order (one with the embedded store).
     fn output_dirs(&self) -> Result<Vec<String>, CrawlError>;
+    /// What the soft-404 probes of `host` found, if it was probed.
+    fn soft_404_probe(&self, host: &str) -> Result<Option<Soft404Probe>, CrawlError>;
+    /// Records (or replaces) what the soft-404 probes of `host` found.
+    fn record_soft_404_probe(&self, host: &str, probe: &Soft404Probe) -> Result<(), CrawlError>;
     /// Makes every write so far durable; with the embedded stores this flushes the whole
     /// state database (frontier and index trees too).
     fn flush(&self) -> Result<(), CrawlError>;
@@ -216,6 +244,19 @@ pub(crate) mod behaviour_suite {
             last_started: Some(at(1_800_000_000)),
             last_finished: Some(at(1_800_000_100)),
             last_exit: exit,
+        }
+    }
+
+    fn probe(answers: usize) -> Soft404Probe {
+        Soft404Probe {
+            probed: chrono::DateTime::from_timestamp(1_800_000_000, 0).unwrap_or_default(),
+            answers: (0..answers)
+                .map(|n| ProbeAnswer {
+                    url: format!("http://a.example/{n}f3e"),
+                    blocks: vec![vec![1, 2, u64::MAX], vec![n as u64]],
+                })
+                .collect(),
+            outcomes: vec!["/0f3e: 200 text/html".into()],
         }
     }
 
@@ -326,6 +367,16 @@ pub(crate) mod behaviour_suite {
                 ["/crawls/out"],
                 "the last one wins"
             );
+            assert_eq!(state.soft_404_probe("a.example").unwrap(), None);
+            state.record_soft_404_probe("a.example", &probe(1)).unwrap();
+            state.record_soft_404_probe("a.example", &probe(2)).unwrap();
+            state.record_soft_404_probe("b.example", &probe(0)).unwrap();
+            assert_eq!(
+                state.soft_404_probe("a.example").unwrap(),
+                Some(probe(2)),
+                "the last probe wins"
+            );
+            assert_eq!(state.soft_404_probe("c.example").unwrap(), None);
             state.flush().unwrap();
         }
         // Reopened: everything flushed is there.
@@ -353,5 +404,11 @@ pub(crate) mod behaviour_suite {
             "the schedule state survives"
         );
         assert_eq!(state.output_dirs().unwrap(), ["/crawls/out"]);
+        assert_eq!(state.soft_404_probe("a.example").unwrap(), Some(probe(2)));
+        assert_eq!(
+            state.soft_404_probe("b.example").unwrap(),
+            Some(probe(0)),
+            "a host without a model stays probed"
+        );
     }
 }

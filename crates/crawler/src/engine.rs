@@ -285,6 +285,7 @@ impl Engine {
             health,
             given_up: Mutex::new(Vec::new()),
             seeds_logged: Mutex::new(std::collections::HashSet::new()),
+            soft_404: Mutex::new(HashMap::new()),
             round,
             rules: config.canonicalization.rules(),
             robots: RobotsCache::new(Duration::from_secs(24 * 3600), robots_retry),
@@ -388,7 +389,7 @@ impl Engine {
         lock(&self.host_pages).values().sum()
     }
 
-    fn is_seed(&self, url: &str) -> bool {
+    pub(crate) fn is_seed(&self, url: &str) -> bool {
         self.sites
             .iter()
             .any(|site| site.seeds.iter().any(|seed| seed.as_str() == url))

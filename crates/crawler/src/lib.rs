@@ -51,6 +51,10 @@
 //!   is logged as `near_duplicate` of it (note `rel=canonical`, `similarity` when the index
 //!   knows the canonical page already), not archived, links not enqueued. This is our choice:
 //!   the site tells us which URL stands for the content.
+//! * Soft 404s (a host answering `200` to any path): once per host, after robots.txt,
+//!   `crawl.soft_404_probes` random paths that cannot exist are requested; a `200` HTML answer
+//!   is the host's soft-404 model, and a page that resembles it (and has no substantial block
+//!   of its own) is logged `soft_404`: not archived, links not enqueued ([`soft_404`]).
 //! * Non-HTML: never parsed; archived with exact (payload) dedup, or skipped
 //!   (`archive.non_html = "skip"`).
 //! * Bodies over `fetch.max_body_bytes`: truncated (archived with `WARC-Truncated: length`, log
@@ -65,7 +69,7 @@
 //! duplicate_of, similarity, content_digest, depth, via`, plus `error`, `note`, `bytes` when
 //! they apply), `index.cdxj` (sorted, pywb), `state/` (one sled db: `frontier_*` trees,
 //! `dedup_index`, `crawl_archived`, `crawl_logged`, `crawl_sitemaps_done`, `crawl_revisit`,
-//! `crawl_round`), `report.json`.
+//! `crawl_round`, `crawl_soft_404`), `report.json`.
 //!
 //! ## Rounds ([`run_recrawl`])
 //! Round 1 is the first crawl; each recrawl is one more round over the same state: the URLs
@@ -122,6 +126,8 @@ mod robots_sitemaps;
 mod schedule_book;
 mod site_schedule;
 mod sled_crawl_state;
+mod soft_404;
+mod soft_404_model;
 mod stores;
 mod watchdog;
 

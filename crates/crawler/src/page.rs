@@ -43,7 +43,7 @@ pub(crate) struct Fetched<'a> {
     pub(crate) response: FetchedResponse,
     digest: String,
     /// Recrawl: what an earlier round knows of the URL.
-    previous: Option<RevisitState>,
+    pub(crate) previous: Option<RevisitState>,
     /// What this fetch found, for the URL's revisit state.
     visit: RefCell<Visit>,
 }
@@ -516,6 +516,9 @@ fn handle_success(fetched: &Fetched<'_>) -> Handled {
         &fetched.response.body,
         &text,
     )?;
+    if let Some(outcome) = crate::soft_404::handle_soft_404(fetched, &page)? {
+        return Ok((outcome, None));
+    }
     if let Some(previous) = &fetched.previous {
         // Compared with its own previous version first, which then leaves the index: the
         // index keeps one current record per URL.

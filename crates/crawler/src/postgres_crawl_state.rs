@@ -1,10 +1,10 @@
 //! The PostgreSQL [`CrawlStateStore`] ([`PostgresCrawlState`]): the engine's progress in the
-//! tables of `migrations/20261125000003_crawl_state.sql`, `20261125000004_revisit.sql` and
-//! `20261125160000_schedule_sites.sql`, keyed by crawl. Archived URLs and
+//! tables of `migrations/20261125000003_crawl_state.sql`, `20261125000004_revisit.sql`,
+//! `20261125160000_schedule_sites.sql` and `20261125181400_soft_404.sql`, keyed by crawl. Archived URLs and
 //! sitemaps read are shared by every worker of the crawl (a page archived by one worker is
 //! archived for all); the crawl-log marks and the WARC checkpoint are the worker's own, since
 //! they describe the crawl log and WARC files of its `--out` directory. Revisit states and the
-//! current round are the crawl's, like archived URLs; so are the scheduled sites' states (kept
+//! current round are the crawl's, like archived URLs, and so are the hosts' soft-404 probes; so are the scheduled sites' states (kept
 //! under the schedule's own crawl name).
 //!
 //! Every write is one autocommitted statement, durable when it returns, so
@@ -22,7 +22,7 @@ use sqlx::postgres::PgPool;
 
 use crate::crawl_state::{
     ArchiveCheckpoint, ArchivedRecord, CrawlStateStore, RevisitState, RoundState,
-    ScheduledSiteState,
+    ScheduledSiteState, Soft404Probe,
 };
 use crate::error::CrawlError;
 
@@ -151,6 +151,14 @@ const REVISIT: JsonPerUrl = JsonPerUrl {
             ON CONFLICT (crawl, url) DO UPDATE SET state = EXCLUDED.state",
     reading: "read a revisit state",
     writing: "record a revisit state",
+};
+
+const SOFT_404: JsonPerUrl = JsonPerUrl {
+    read: "SELECT probe FROM crawl_soft_404 WHERE crawl = $1 AND host = $2",
+    write: "INSERT INTO crawl_soft_404 (crawl, host, probe) VALUES ($1, $2, $3) \
+            ON CONFLICT (crawl, host) DO UPDATE SET probe = EXCLUDED.probe",
+    reading: "read a host's soft-404 probe",
+    writing: "record a host's soft-404 probe",
 };
 
 impl PostgresCrawlState {
@@ -426,6 +434,14 @@ impl CrawlStateStore for PostgresCrawlState {
         state: &ScheduledSiteState,
     ) -> Result<(), CrawlError> {
         self.write_json(&SCHEDULED_SITE, site, state)
+    }
+
+    fn soft_404_probe(&self, host: &str) -> Result<Option<Soft404Probe>, CrawlError> {
+        self.read_json(&SOFT_404, host)
+    }
+
+    fn record_soft_404_probe(&self, host: &str, probe: &Soft404Probe) -> Result<(), CrawlError> {
+        self.write_json(&SOFT_404, host, probe)
     }
 
     /// Every write is committed when it returns: nothing to do.

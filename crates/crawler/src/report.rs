@@ -29,6 +29,9 @@ pub struct HostReport {
     #[serde(default)]
     pub gone: u64,
     pub robots_disallowed: u64,
+    /// `200` pages that resemble the host's answer to a path that cannot exist.
+    #[serde(default)]
+    pub soft_404: u64,
     pub out_of_scope: u64,
     pub filtered: u64,
     pub errors: u64,
@@ -114,6 +117,7 @@ impl HostReport {
             }
             Decision::NotModified => self.not_modified += 1,
             Decision::RobotsDisallowed => self.robots_disallowed += 1,
+            Decision::Soft404 => self.soft_404 += 1,
             Decision::OutOfScope => self.out_of_scope += 1,
             Decision::Filtered => self.filtered += 1,
             Decision::Error => self.errors += 1,
@@ -165,6 +169,14 @@ impl CrawlReport {
             let _ = writeln!(
                 out,
                 "({skipped} more hosts only linked to, out of scope: see report.json)"
+            );
+        }
+        if self.total.soft_404 > 0 {
+            let _ = writeln!(
+                out,
+                "soft 404s: {} (pages resembling their host's answer to a path that cannot \
+                 exist: not archived, links not followed)",
+                self.total.soft_404
             );
         }
         if !self.given_up_hosts.is_empty() {

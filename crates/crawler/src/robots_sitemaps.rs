@@ -1,5 +1,6 @@
 //! robots.txt and sitemaps for the crawl loop: a host's policy, cached or fetched (following up
-//! to 5 redirects, RFC 9309), and the sitemaps it names, read into the frontier once per host.
+//! to 5 redirects, RFC 9309), and the sitemaps it names, read into the frontier once per host;
+//! then the host's soft-404 probes ([`crate::soft_404`]).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -63,6 +64,9 @@ impl Engine {
             self.read_sitemaps(url, &policy, sitemap_urls, delay)
                 .await?;
             self.crawl_state.mark_sitemaps_read(&host)?;
+        }
+        if !policy.is_temporary() {
+            self.probe_soft_404(url, &policy, delay).await?;
         }
         Ok(RobotsStep::Ready(policy, true))
     }

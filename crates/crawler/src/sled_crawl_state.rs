@@ -3,7 +3,7 @@
 
 use crate::crawl_state::{
     ArchiveCheckpoint, ArchivedRecord, CrawlStateStore, RevisitState, RoundState,
-    ScheduledSiteState,
+    ScheduledSiteState, Soft404Probe,
 };
 use crate::error::CrawlError;
 
@@ -26,6 +26,8 @@ const TREE_SCHEDULED_SITES: &str = "schedule_sites";
 /// Sled tree of the crawl's output directory (one key: the embedded store has one worker).
 const TREE_OUTPUT_DIR: &str = "crawl_output_dir";
 const OUTPUT_DIR_KEY: &[u8] = b"out";
+/// Sled tree: host → [`Soft404Probe`] (JSON).
+const TREE_SOFT_404: &str = "crawl_soft_404";
 
 /// The crawl state in sled trees; [`flush`](CrawlStateStore::flush) flushes the whole db.
 pub(crate) struct SledCrawlState {
@@ -38,6 +40,7 @@ pub(crate) struct SledCrawlState {
     rounds: sled::Tree,
     scheduled_sites: sled::Tree,
     output_dir: sled::Tree,
+    soft_404: sled::Tree,
 }
 
 impl SledCrawlState {
@@ -52,6 +55,7 @@ impl SledCrawlState {
             rounds: db.open_tree(TREE_ROUND)?,
             scheduled_sites: db.open_tree(TREE_SCHEDULED_SITES)?,
             output_dir: db.open_tree(TREE_OUTPUT_DIR)?,
+            soft_404: db.open_tree(TREE_SOFT_404)?,
         })
     }
 }
@@ -183,6 +187,21 @@ impl CrawlStateStore for SledCrawlState {
         self.scheduled_sites.insert(
             site.as_bytes(),
             serde_json::to_vec(state).unwrap_or_default(),
+        )?;
+        Ok(())
+    }
+
+    fn soft_404_probe(&self, host: &str) -> Result<Option<Soft404Probe>, CrawlError> {
+        Ok(self
+            .soft_404
+            .get(host.as_bytes())?
+            .and_then(|v| serde_json::from_slice(&v).ok()))
+    }
+
+    fn record_soft_404_probe(&self, host: &str, probe: &Soft404Probe) -> Result<(), CrawlError> {
+        self.soft_404.insert(
+            host.as_bytes(),
+            serde_json::to_vec(probe).unwrap_or_default(),
         )?;
         Ok(())
     }

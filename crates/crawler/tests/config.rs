@@ -115,6 +115,18 @@ fn bad_values_are_errors_naming_the_key() {
         &format!("{seeds}public_addresses = [\"not an address\"]\n"),
         "public_addresses",
     );
+    check(
+        &format!("{seeds}soft_404_probes = 9\n"),
+        "crawl.soft_404_probes",
+    );
+    check(
+        &format!("{seeds}soft_404_resemblance = 0.0\n"),
+        "crawl.soft_404_resemblance",
+    );
+    check(
+        &format!("{seeds}soft_404_resemblance = 1.5\n"),
+        "crawl.soft_404_resemblance",
+    );
 }
 
 #[test]

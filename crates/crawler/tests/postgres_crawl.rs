@@ -103,3 +103,17 @@ async fn two_workers_on_one_crawl_archive_each_distinct_page_once_between_them()
     let failures = shared_crawl_problems(&site.expected(), &outs);
     assert!(failures.is_empty(), "{failures:#?}");
 }
+
+/// Soft 404s on PostgreSQL: the shop's probe is kept in the crawl's state (`crawl_soft_404`),
+/// so a resumed worker does not probe again and still finds every soft 404.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resumed_crawl_on_postgres_keeps_the_soft_404_probe() {
+    let (server, crawl) = (server_url(), fresh_crawl());
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out");
+    common::soft_404_checks::resumed_crawl_keeps_the_probe(&out, &|config| {
+        config.store.url = Some(server.clone());
+        config.store.crawl = Some(crawl.clone());
+    })
+    .await;
+}

@@ -18,6 +18,9 @@
 //! template, re-templated mirror, multi-part stories, per-request noise, identifiers, hubs),
 //! with their ground truth ([`ClassesTruth`]).
 //!
+//! [`Soft404Site`] serves a heavy-template shop that answers `200` "page not found" for any
+//! unknown path (soft 404s), with its ground truth ([`Soft404Truth`]).
+//!
 //! [`TestSite::expected`] returns the ground truth ([`Expectations`]) with absolute URLs, and
 //! [`TestSite::request_log`] every request received, for politeness assertions.
 //!
@@ -56,6 +59,7 @@ pub mod hostile_site;
 pub mod hostile_streams;
 mod html;
 mod mutating;
+mod soft_404;
 mod text;
 
 use std::io;
@@ -78,6 +82,7 @@ pub use expect::{
     NonHtml, ProductInfo, RetryPage,
 };
 pub use mutating::{MutatingSite, Validation, text};
+pub use soft_404::{SOFT_404_PRODUCTS, Soft404Site, Soft404Truth};
 
 /// Number of `/article/N` pages.
 pub const ARTICLE_COUNT: usize = 30;

@@ -5,6 +5,7 @@
 pub mod child_crawl;
 pub mod class_scores;
 pub mod served_text;
+pub mod soft_404_checks;
 
 use std::collections::HashMap;
 use std::path::Path;

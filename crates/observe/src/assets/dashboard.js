@@ -9,11 +9,12 @@ const COLORS = { fetched: "#333", archived: "#2a7d2a", duplicates: "#c77c00", er
 const TOTALS = [
   ["fetched", "fetched"], ["archived", "archived"], ["exact_duplicates", "exact duplicates"],
   ["near_duplicates", "near duplicates"], ["contained", "contained"], ["errors", "errors"],
-  ["robots_disallowed", "robots disallowed"], ["out_of_scope", "out of scope"],
-  ["filtered", "filtered"], ["bytes_saved", "bytes saved"],
+  ["robots_disallowed", "robots disallowed"], ["soft_404", "soft 404s"],
+  ["out_of_scope", "out of scope"], ["filtered", "filtered"], ["bytes_saved", "bytes saved"],
 ];
 const HOST_COLUMNS = ["fetched", "archived", "exact_duplicates", "near_duplicates", "contained",
-  "not_modified", "robots_disallowed", "out_of_scope", "filtered", "errors", "bytes_saved"];
+  "not_modified", "robots_disallowed", "soft_404", "out_of_scope", "filtered", "errors",
+  "bytes_saved"];
 
 function cell(row, text, className) {
   const td = document.createElement("td");

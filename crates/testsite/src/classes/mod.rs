@@ -15,8 +15,8 @@ mod identifiers;
 mod mirror;
 mod news;
 mod noise;
-mod shop;
-mod skeleton;
+pub(crate) mod shop;
+pub(crate) mod skeleton;
 mod stories;
 mod truth;
 

@@ -20,28 +20,35 @@ const CHROME: Chrome = Chrome {
 };
 
 /// The shared main-column text: what a shop repeats under every product.
-struct Template {
+pub(crate) struct Template {
     delivery: Vec<String>,
     faq: Vec<(String, String)>,
     reviews: Vec<String>,
 }
 
-fn template() -> Template {
+/// The shop's template, its prose drawn from keys starting with `key` (another key: another
+/// shop's template of the same shape).
+pub(crate) fn template(key: &str) -> Template {
     let faq = (0..6)
         .map(|i| {
-            let question = prose_for(&format!("shop-faq-q{i}"), 10).join(" ");
-            let answer = prose_for(&format!("shop-faq-a{i}"), 40).join(" ");
+            let question = prose_for(&format!("{key}-faq-q{i}"), 10).join(" ");
+            let answer = prose_for(&format!("{key}-faq-a{i}"), 40).join(" ");
             (question, answer)
         })
         .collect();
     Template {
-        delivery: prose_for("shop-delivery", 250),
+        delivery: prose_for(&format!("{key}-delivery"), 250),
         faq,
-        reviews: prose_for("shop-reviews", 250),
+        reviews: prose_for(&format!("{key}-reviews"), 250),
     }
 }
 
-fn product_main(t: &Template, name: &str, price_cents: u64, description: &str) -> String {
+pub(crate) fn product_main(
+    t: &Template,
+    name: &str,
+    price_cents: u64,
+    description: &str,
+) -> String {
     let mut main = format!(
         "<h1>{}</h1>\n<p class=\"price\">&pound;{}.{:02}</p>\n<div class=\"description\"><p>{}</p></div>\n",
         esc(name),
@@ -49,6 +56,13 @@ fn product_main(t: &Template, name: &str, price_cents: u64, description: &str) -
         price_cents % 100,
         esc(description)
     );
+    main.push_str(&template_html(t));
+    main
+}
+
+/// The template's part of the main column (under the product's own header and description).
+pub(crate) fn template_html(t: &Template) -> String {
+    let mut main = String::new();
     let _ = write!(
         main,
         "<div class=\"info\"><h2>Delivery and returns</h2>\n{}</div>\n<div class=\"info\"><h2>Questions</h2>\n",
@@ -66,7 +80,7 @@ fn product_main(t: &Template, name: &str, price_cents: u64, description: &str) -
 }
 
 pub(crate) fn build(base: &str) -> (HostPages, ClassTruth) {
-    let t = template();
+    let t = template("shop");
     let mut rng = Rng::new(4_242_017);
     let mut pages = HostPages::new();
     let mut truth = ClassTruth::new(PageClass::HeavyTemplate);
@@ -92,7 +106,7 @@ pub(crate) fn build(base: &str) -> (HostPages, ClassTruth) {
 }
 
 /// 30-80 words of the product's own prose.
-fn description(rng: &mut Rng) -> String {
+pub(crate) fn description(rng: &mut Rng) -> String {
     let target = rng.range(30, 80) as usize;
     let words: Vec<String> = prose(rng, target)
         .join(" ")
