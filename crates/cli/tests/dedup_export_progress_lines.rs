@@ -95,39 +95,25 @@ async fn dedup_and_export_log_progress_lines_off_a_terminal_and_quiet_silences_t
         )
         .unwrap();
     }
-    let index = work.path().join("index-files");
-    let args = [
-        "dedup",
-        pages.to_str().unwrap(),
-        "--index",
-        index.to_str().unwrap(),
-    ];
-    let lines = progress_lines(&dedupcrawl(&args, "0"), "files");
-    assert!(!lines.is_empty(), "no progress line from dedup of files");
-    let index = work.path().join("index-quiet");
-    let quiet = dedupcrawl(
-        &[
+    let dedup_pages = |index: &str, quiet: bool, every: &str| {
+        let index = work.path().join(index);
+        let mut args = vec![
             "dedup",
             pages.to_str().unwrap(),
             "--index",
             index.to_str().unwrap(),
-            "--quiet",
-        ],
-        "0",
-    );
-    assert!(progress_lines(&quiet, "files").is_empty());
+        ];
+        if quiet {
+            args.push("--quiet");
+        }
+        dedupcrawl(&args, every)
+    };
+    let lines = progress_lines(&dedup_pages("index-files", false, "0"), "files");
+    assert!(!lines.is_empty(), "no progress line from dedup of files");
+    assert!(progress_lines(&dedup_pages("index-quiet", true, "0"), "files").is_empty());
 
     // A period that is not a number of seconds: the default, with a warning naming it.
-    let index = work.path().join("index-bad");
-    let bad = dedupcrawl(
-        &[
-            "dedup",
-            pages.to_str().unwrap(),
-            "--index",
-            index.to_str().unwrap(),
-        ],
-        "soon",
-    );
+    let bad = dedup_pages("index-bad", false, "soon");
     let stderr = String::from_utf8_lossy(&bad.stderr);
     assert!(
         stderr.contains("DEDUPCRAWL_PROGRESS_EVERY") && stderr.contains("soon"),

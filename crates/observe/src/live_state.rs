@@ -23,6 +23,8 @@ pub struct HostCounts {
     pub near_duplicates: u64,
     pub contained: u64,
     pub not_modified: u64,
+    pub unchanged: u64,
+    pub gone: u64,
     pub robots_disallowed: u64,
     pub soft_404: u64,
     pub out_of_scope: u64,
@@ -48,6 +50,8 @@ impl HostCounts {
             "near_duplicate" => &mut self.near_duplicates,
             "contained" => &mut self.contained,
             "not_modified" => &mut self.not_modified,
+            "unchanged" => &mut self.unchanged,
+            "gone" => &mut self.gone,
             "robots_disallowed" => &mut self.robots_disallowed,
             "soft_404" => &mut self.soft_404,
             "out_of_scope" => &mut self.out_of_scope,
@@ -253,5 +257,50 @@ impl LiveState {
 
     fn host(&mut self, host: &str) -> &mut HostState {
         self.hosts.entry(host.to_string()).or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn event(decision: &'static str, status: Option<u16>) -> DecisionEvent<'static> {
+        DecisionEvent {
+            ts: "2026-11-25T00:00:00Z",
+            url: "http://a.example/",
+            decision,
+            status,
+            bytes: Some(10),
+            duplicate: false,
+            duplicate_of: None,
+            similarity: None,
+            note: None,
+            error: None,
+        }
+    }
+
+    #[test]
+    fn every_decision_of_a_recrawl_has_its_own_count_and_only_errors_count_as_errors() {
+        let mut counts = HostCounts::default();
+        for (decision, status) in [
+            ("unchanged", Some(200)),
+            ("gone", Some(404)),
+            ("not_modified", Some(304)),
+            ("soft_404", Some(200)),
+            ("error", None),
+        ] {
+            counts.add(&event(decision, status));
+        }
+        assert_eq!(
+            (
+                counts.unchanged,
+                counts.gone,
+                counts.not_modified,
+                counts.soft_404,
+                counts.errors,
+                counts.fetched
+            ),
+            (1, 1, 1, 1, 1, 4)
+        );
     }
 }

@@ -13,7 +13,7 @@ const TOTALS = [
   ["out_of_scope", "out of scope"], ["filtered", "filtered"], ["bytes_saved", "bytes saved"],
 ];
 const HOST_COLUMNS = ["fetched", "archived", "exact_duplicates", "near_duplicates", "contained",
-  "not_modified", "robots_disallowed", "soft_404", "out_of_scope", "filtered", "errors",
+  "not_modified", "unchanged", "gone", "robots_disallowed", "soft_404", "out_of_scope", "filtered", "errors",
   "bytes_saved"];
 
 function cell(row, text, className) {
