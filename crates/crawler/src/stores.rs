@@ -73,6 +73,35 @@ impl CrawlStores {
         politeness: PolitenessConfig,
         index_config: IndexConfig,
     ) -> Result<CrawlStores, CrawlError> {
+        // A worker started while the server is down or starting waits for it too, as a
+        // running one does (a scheduled start right after a database restart must not fail).
+        dedupcrawl_reconnect::Reconnect::new("crawl stores", reconnect_for)
+            .retry(|| {
+                Self::connect_postgres(
+                    url,
+                    crawl,
+                    worker,
+                    lease,
+                    reconnect_for,
+                    politeness.clone(),
+                    index_config.clone(),
+                )
+                .map_err(StartError)
+            })
+            .map_err(|StartError(error)| error)
+    }
+
+    /// One try of [`open_postgres`](Self::open_postgres).
+    #[allow(clippy::too_many_arguments)]
+    fn connect_postgres(
+        url: &str,
+        crawl: &str,
+        worker: &str,
+        lease: std::time::Duration,
+        reconnect_for: std::time::Duration,
+        politeness: PolitenessConfig,
+        index_config: IndexConfig,
+    ) -> Result<CrawlStores, CrawlError> {
         let frontier = PostgresFrontierStore::connect(
             &PostgresFrontierConfig {
                 url: url.to_string(),
@@ -91,6 +120,34 @@ impl CrawlStores {
             frontier: Box::new(frontier),
             index: Arc::new(index),
             crawl_state: Arc::new(crawl_state),
+        })
+    }
+}
+
+/// A failed start of the PostgreSQL stores: a connection loss of any of the three is waited
+/// out like one of a running store's calls.
+struct StartError(CrawlError);
+
+impl std::fmt::Display for StartError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl dedupcrawl_reconnect::ConnectionLoss for StartError {
+    fn is_connection_loss(&self) -> bool {
+        match &self.0 {
+            CrawlError::Frontier(error) => error.is_connection_loss(),
+            CrawlError::Index(error) => error.is_connection_loss(),
+            other => other.is_connection_loss(),
+        }
+    }
+
+    fn after_waiting(self, waited: std::time::Duration) -> Self {
+        StartError(match self.0 {
+            CrawlError::Frontier(error) => CrawlError::Frontier(error.after_waiting(waited)),
+            CrawlError::Index(error) => CrawlError::Index(error.after_waiting(waited)),
+            other => other.after_waiting(waited),
         })
     }
 }

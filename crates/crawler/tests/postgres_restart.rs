@@ -2,6 +2,8 @@
 //! fast`, which ends every session) in the middle of the crawl, stays down two seconds and
 //! comes back. The workers wait for it (`[store] reconnect_for`) and go on: both finish
 //! without an error, and every distinct page is archived exactly once across their WARCs.
+//! Then a worker is started while the server is down (35 s, past sqlx's own 30 s of
+//! connection attempts): it waits for it and crawls.
 //!
 //! Needs `./scripts/with-postgres` (or `./scripts/test`): the server of
 //! `DEDUPCRAWL_TEST_POSTGRES` and its `DEDUPCRAWL_TEST_POSTGRES_CTL`; fails without them.
@@ -112,4 +114,36 @@ async fn workers_wait_for_a_restarted_postgres_and_archive_each_distinct_page_on
         stored_after > stored_before,
         "{stored_before} documents before the restart, {stored_after} after"
     );
+    pool.close().await;
+
+    // A worker started while the server is down waits for it as well, and crawls.
+    tokio::task::spawn_blocking(|| pg_ctl(&["stop", "-m", "fast"]))
+        .await
+        .expect("stop");
+    let late_crawl = format!("{crawl}-started-while-down");
+    let late_out = [dir.path().join("late")];
+    let late = spawn_postgres_workers(&site, &late_out, &server, &late_crawl);
+    // Longer than sqlx's own 30 s of connection attempts: the wait is `reconnect_for`'s.
+    tokio::time::sleep(Duration::from_secs(35)).await;
+    assert!(
+        !late[0].is_finished(),
+        "a worker started while the server was down gave up before it came back"
+    );
+    tokio::task::spawn_blocking(|| pg_ctl(&["start"]))
+        .await
+        .expect("start");
+    for worker in late {
+        let report = worker
+            .await
+            .expect("worker task")
+            .expect("a worker started while the server was down crawls once it is up");
+        assert!(
+            report.finished,
+            "the late worker stopped before the crawl's end"
+        );
+        assert!(
+            report.total.archived > 0,
+            "the late worker archived nothing"
+        );
+    }
 }
