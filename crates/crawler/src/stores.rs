@@ -84,7 +84,7 @@ impl CrawlStores {
                     lease,
                     reconnect_for,
                     politeness.clone(),
-                    index_config.clone(),
+                    index_config,
                 )
                 .map_err(StartError)
             })
