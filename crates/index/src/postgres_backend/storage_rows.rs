@@ -1,0 +1,448 @@
+//! The crawl's rows as the decision algorithm sees them ([`PgStorage`], the PostgreSQL
+//! [`IndexStorage`]): every read and write of one decision, inside its transaction, and how
+//! stored documents map to rows (buckets, postings, digests).
+
+use super::*;
+
+/// The crawl's rows as the decision algorithm sees them, inside one transaction.
+pub(super) struct PgStorage<'a> {
+    pub(super) index: &'a PostgresDedupIndex,
+    pub(super) tx: RefCell<Option<Tx>>,
+    /// The id an insert of this decision uses ([`IndexStorage::next_id`]).
+    pub(super) reserved_id: std::cell::Cell<Option<i64>>,
+    /// The host and blocks of an original this decision stored: counted after the commit.
+    pub(super) pending_counts: RefCell<Option<(String, Vec<i64>)>>,
+}
+
+impl Drop for PgStorage<'_> {
+    fn drop(&mut self) {
+        // A transaction left over (an error) is rolled back on the runtime: a pooled connection
+        // must be given back inside it.
+        if let (Some(tx), Some(runtime)) = (self.tx.get_mut().take(), &self.index.runtime) {
+            runtime.spawn(async move {
+                let _ = tx.rollback().await;
+            });
+        }
+    }
+}
+
+impl PgStorage<'_> {
+    pub(super) fn take(&self) -> Result<Tx, IndexError> {
+        self.tx
+            .borrow_mut()
+            .take()
+            .ok_or_else(|| IndexError::Runtime("a transaction was lost".into()))
+    }
+
+    /// Runs one statement group: `body` gets the transaction and the crawl and gives the
+    /// transaction back with its result.
+    pub(super) fn call<T, F, Fut>(&self, action: &'static str, body: F) -> Result<T, IndexError>
+    where
+        T: Send + 'static,
+        F: FnOnce(Tx, String) -> Fut,
+        Fut: Future<Output = (Result<T, sqlx::Error>, Tx)> + Send + 'static,
+    {
+        let tx = self.take()?;
+        let (result, tx) = block_on(self.index.runtime()?, body(tx, self.index.crawl.clone()))?;
+        *self.tx.borrow_mut() = Some(tx);
+        result.map_err(database(action))
+    }
+
+    /// Deletes a document and takes it out of the buckets, postings and digest maps (block
+    /// counts stay, like the embedded backend's: they count pages seen).
+    pub(super) fn remove(&self, document: StoredDocument) -> Result<(), IndexError> {
+        let config = self.index.config;
+        let band_keys = bucket_rows(&config, &document);
+        let samples = posting_values(&document);
+        let digests = digest_rows(&document);
+        let id = i64::from(document.id);
+        self.call("remove a document", move |mut tx, crawl| async move {
+            let result = async {
+                sqlx::query("DELETE FROM index_document WHERE crawl = $1 AND id = $2")
+                    .bind(&crawl)
+                    .bind(id)
+                    .execute(&mut *tx)
+                    .await?;
+                sqlx::query(
+                    "DELETE FROM index_bucket WHERE crawl = $1 AND id = $2 \
+                     AND (band, bucket_key) IN (SELECT * FROM unnest($3::smallint[], $4::bigint[]))",
+                )
+                .bind(&crawl)
+                .bind(id)
+                .bind(&band_keys.0)
+                .bind(&band_keys.1)
+                .execute(&mut *tx)
+                .await?;
+                sqlx::query(
+                    "DELETE FROM index_posting WHERE crawl = $1 AND id = $2 AND sample = ANY($3)",
+                )
+                .bind(&crawl)
+                .bind(id)
+                .bind(&samples)
+                .execute(&mut *tx)
+                .await?;
+                sqlx::query(
+                    "DELETE FROM index_digest WHERE crawl = $1 AND id = $2 \
+                     AND (kind, digest_key) IN \
+                     (SELECT * FROM unnest($3::\"char\"[], $4::bigint[]))",
+                )
+                .bind(&crawl)
+                .bind(id)
+                .bind(&digests.0)
+                .bind(&digests.1)
+                .execute(&mut *tx)
+                .await?;
+                Ok(())
+            }
+            .await;
+            (result, tx)
+        })
+    }
+}
+
+/// A document's LSH buckets as (bands, bucket keys) columns.
+fn bucket_rows(config: &IndexConfig, document: &StoredDocument) -> (Vec<i16>, Vec<i64>) {
+    let Some(signature) = &document.signature else {
+        return (Vec::new(), Vec::new());
+    };
+    config
+        .lsh
+        .band_keys(signature)
+        .into_iter()
+        .enumerate()
+        .map(|(band, key)| (band as i16, i64::from(key as u32)))
+        .unzip()
+}
+
+/// The sampled shingles an original is posted under.
+fn posting_values(document: &StoredDocument) -> Vec<i64> {
+    match (&document.mod_sample, document.link) {
+        (Some(sample), None) => posted_samples(sample)
+            .into_iter()
+            .map(|v| v as i64)
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// A document's exact-digest keys as (kinds, keys) columns.
+fn digest_rows(document: &StoredDocument) -> (Vec<i8>, Vec<i64>) {
+    let mut rows = vec![(b'p' as i8, payload_digest_key(&document.payload) as i64)];
+    if let Some(tokens) = &document.tokens {
+        rows.push((b't' as i8, token_digest_key(tokens) as i64));
+    }
+    rows.into_iter().unzip()
+}
+
+pub(super) fn document_id(id: i64) -> Result<DocumentId, IndexError> {
+    DocumentId::try_from(id).map_err(|_| IndexError::CorruptRecord {
+        key: format!("id {id}"),
+        reason: "not a 32-bit document id".into(),
+    })
+}
+
+fn capped_count(count: i32) -> u32 {
+    u32::try_from(count).unwrap_or(0).min(COUNT_CAP)
+}
+
+impl IndexStorage for PgStorage<'_> {
+    fn document(&self, id: DocumentId) -> Result<Option<StoredDocument>, IndexError> {
+        let record: Option<Vec<u8>> =
+            self.call("read a document", move |mut tx, crawl| async move {
+                let result = sqlx::query_scalar(
+                    "SELECT record FROM index_document WHERE crawl = $1 AND id = $2",
+                )
+                .bind(&crawl)
+                .bind(i64::from(id))
+                .fetch_optional(&mut *tx)
+                .await;
+                (result, tx)
+            })?;
+        record
+            .map(|bytes| StoredDocument::decode(id, &bytes))
+            .transpose()
+    }
+
+    fn lsh_candidates(
+        &self,
+        band_keys: &[u64],
+        limit: usize,
+    ) -> Result<Vec<DocumentId>, IndexError> {
+        let (bands, keys): (Vec<i16>, Vec<i64>) = band_keys
+            .iter()
+            .enumerate()
+            .map(|(band, &key)| (band as i16, i64::from(key as u32)))
+            .unzip();
+        let rows: Vec<(i64,)> = self.call("read LSH buckets", move |mut tx, crawl| async move {
+            let result = sqlx::query_as(
+                // A lateral probe per band behind `OFFSET 0` (the subquery is not pulled up
+                // into a join): with statistics older than the table's growth, the join form
+                // was planned as a hash over the whole crawl (see `block_page_counts`).
+                "SELECT x.id FROM unnest($2::smallint[], $3::bigint[]) AS b(band, bucket_key) \
+                 CROSS JOIN LATERAL (SELECT i.id FROM index_bucket i WHERE i.crawl = $1 \
+                 AND i.band = b.band AND i.bucket_key = b.bucket_key OFFSET 0) AS x \
+                 ORDER BY b.band, x.id",
+            )
+            .bind(&crawl)
+            .bind(&bands)
+            .bind(&keys)
+            .fetch_all(&mut *tx)
+            .await;
+            (result, tx)
+        })?;
+        let mut seen = std::collections::HashSet::new();
+        let mut out = Vec::new();
+        for (id,) in rows {
+            let id = document_id(id)?;
+            if seen.insert(id) {
+                out.push(id);
+                if out.len() >= limit {
+                    break;
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    fn posting_members(&self, sample_value: u64) -> Result<Vec<DocumentId>, IndexError> {
+        let ids: Vec<i64> = self.call("read postings", move |mut tx, crawl| async move {
+            let result = sqlx::query_scalar(
+                "SELECT id FROM index_posting WHERE crawl = $1 AND sample = $2 ORDER BY id",
+            )
+            .bind(&crawl)
+            .bind(sample_value as i64)
+            .fetch_all(&mut *tx)
+            .await;
+            (result, tx)
+        })?;
+        ids.into_iter().map(document_id).collect()
+    }
+
+    /// One query for all of them.
+    fn documents(&self, ids: &[DocumentId]) -> Result<Vec<Option<StoredDocument>>, IndexError> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let wanted: Vec<i64> = ids.iter().map(|&id| i64::from(id)).collect();
+        let rows: Vec<(i64, Vec<u8>)> =
+            self.call("read documents", move |mut tx, crawl| async move {
+                let result = sqlx::query_as(
+                    "SELECT x.id, x.record FROM unnest($2::bigint[]) AS w(id) \
+                     CROSS JOIN LATERAL (SELECT d.id, d.record FROM index_document d \
+                     WHERE d.crawl = $1 AND d.id = w.id OFFSET 0) AS x",
+                )
+                .bind(&crawl)
+                .bind(&wanted)
+                .fetch_all(&mut *tx)
+                .await;
+                (result, tx)
+            })?;
+        let mut found: std::collections::HashMap<i64, Vec<u8>> = rows.into_iter().collect();
+        ids.iter()
+            .map(|&id| {
+                found
+                    .remove(&i64::from(id))
+                    .map(|bytes| StoredDocument::decode(id, &bytes))
+                    .transpose()
+            })
+            .collect()
+    }
+
+    /// One query for all of them.
+    fn postings_of(&self, sample_values: &[u64]) -> Result<Vec<Vec<DocumentId>>, IndexError> {
+        if sample_values.is_empty() {
+            return Ok(Vec::new());
+        }
+        let wanted: Vec<i64> = sample_values.iter().map(|&v| v as i64).collect();
+        let rows: Vec<(i64, i64)> =
+            self.call("read postings", move |mut tx, crawl| async move {
+                let result = sqlx::query_as(
+                    "SELECT x.sample, x.id FROM unnest($2::bigint[]) AS w(sample) \
+                     CROSS JOIN LATERAL (SELECT p.sample, p.id FROM index_posting p \
+                     WHERE p.crawl = $1 AND p.sample = w.sample OFFSET 0) AS x \
+                     ORDER BY x.sample, x.id",
+                )
+                .bind(&crawl)
+                .bind(&wanted)
+                .fetch_all(&mut *tx)
+                .await;
+                (result, tx)
+            })?;
+        let mut by_value: std::collections::HashMap<i64, Vec<DocumentId>> =
+            std::collections::HashMap::new();
+        for (sample, id) in rows {
+            by_value.entry(sample).or_default().push(document_id(id)?);
+        }
+        Ok(sample_values
+            .iter()
+            .map(|&value| by_value.get(&(value as i64)).cloned().unwrap_or_default())
+            .collect())
+    }
+
+    fn payload_match(&self, key: u64) -> Result<Option<DocumentId>, IndexError> {
+        self.digest_match(b'p', key)
+    }
+
+    fn token_match(&self, key: u64) -> Result<Option<DocumentId>, IndexError> {
+        self.digest_match(b't', key)
+    }
+
+    fn digest_matches(
+        &self,
+        payload_key: u64,
+        token_key: Option<u64>,
+    ) -> Result<(Option<DocumentId>, Option<DocumentId>), IndexError> {
+        let (payload, tokens): (Option<i64>, Option<i64>) =
+            self.call("read exact digests", move |mut tx, crawl| async move {
+                let result = sqlx::query_as(
+                    "SELECT (SELECT id FROM index_digest \
+                             WHERE crawl = $1 AND kind = $2 AND digest_key = $3), \
+                            (SELECT id FROM index_digest \
+                             WHERE crawl = $1 AND kind = $4 AND digest_key = $5)",
+                )
+                .bind(&crawl)
+                .bind(b'p' as i8)
+                .bind(payload_key as i64)
+                .bind(b't' as i8)
+                .bind(token_key.map(|key| key as i64))
+                .fetch_one(&mut *tx)
+                .await;
+                (result, tx)
+            })?;
+        Ok((
+            payload.map(document_id).transpose()?,
+            tokens.map(document_id).transpose()?,
+        ))
+    }
+
+    fn next_id(&self) -> Result<DocumentId, IndexError> {
+        let id = self.reserved_id.take().ok_or_else(|| {
+            IndexError::Runtime("a decision asked for a second id, or a lookup for one".into())
+        })?;
+        DocumentId::try_from(id).map_err(|_| IndexError::Full)
+    }
+
+    fn append(&mut self, record: StoredDocument) -> Result<(), IndexError> {
+        let bucket = bucket_rows(&self.index.config, &record);
+        let samples = posting_values(&record);
+        let digests = digest_rows(&record);
+        let original = record.link.is_none();
+        let blocks: Vec<i64> = if original {
+            record.blocks.iter().map(|&b| b as i64).collect()
+        } else {
+            Vec::new()
+        };
+        let (id, host, bytes) = (i64::from(record.id), record.host.clone(), record.encode());
+        if original {
+            *self.pending_counts.borrow_mut() = Some((host, blocks));
+        }
+        self.call("store a document", move |mut tx, crawl| async move {
+            // One statement (data-modifying CTEs): each round trip is held under the
+            // decision's locks, which other checks of related documents wait for.
+            let result = sqlx::query(&format!(
+                "WITH document AS (\
+                   INSERT INTO index_document (crawl, id, original, record) \
+                   VALUES ($1, $2, $3, $4)), \
+                 bucket AS (\
+                   INSERT INTO index_bucket (crawl, band, bucket_key, id) \
+                   SELECT $1, b.band, b.bucket_key, $2 \
+                   FROM unnest($5::smallint[], $6::bigint[]) AS b(band, bucket_key) \
+                   WHERE (SELECT count(*) FROM index_bucket m WHERE m.crawl = $1 \
+                          AND m.band = b.band AND m.bucket_key = b.bucket_key) \
+                         < {MAX_BUCKET_MEMBERS}), \
+                 posting AS (\
+                   INSERT INTO index_posting (crawl, sample, id) \
+                   SELECT $1, s.sample, $2 FROM unnest($7::bigint[]) AS s(sample) \
+                   WHERE (SELECT count(*) FROM index_posting m WHERE m.crawl = $1 \
+                          AND m.sample = s.sample) < {MAX_POSTINGS_PER_SAMPLE} \
+                   ON CONFLICT DO NOTHING) \
+                 INSERT INTO index_digest (crawl, kind, digest_key, id) \
+                 SELECT $1, d.kind, d.digest_key, $2 \
+                 FROM unnest($8::\"char\"[], $9::bigint[]) AS d(kind, digest_key) \
+                 ON CONFLICT DO NOTHING"
+            ))
+            .bind(&crawl)
+            .bind(id)
+            .bind(original)
+            .bind(&bytes)
+            .bind(&bucket.0)
+            .bind(&bucket.1)
+            .bind(&samples)
+            .bind(&digests.0)
+            .bind(&digests.1)
+            .execute(&mut *tx)
+            .await
+            .map(|_| ());
+            (result, tx)
+        })
+    }
+
+    fn block_page_counts(&self, host: &str, fingerprints: &[u64]) -> Result<Vec<u32>, IndexError> {
+        let host = host.to_string();
+        let wanted: Vec<i64> = fingerprints.iter().map(|&f| f as i64).collect();
+        let rows: Vec<(i64, Option<i32>)> =
+            self.call("read block counts", move |mut tx, crawl| async move {
+                let result = sqlx::query_as(
+                    // One primary-key probe per fingerprint, as a correlated subquery: the
+                    // planner cannot turn it into a join. A join on the array (or `= ANY`)
+                    // was planned as a hash join over every row of the host whenever the
+                    // table's statistics were older than its growth (a crawl fills it faster
+                    // than autovacuum analyzes it): 12 ms a call at 100k rows, 93 % of a
+                    // PostgreSQL worker's database time (benches/workers).
+                    "SELECT f.fingerprint, (SELECT b.pages FROM index_block_count b \
+                     WHERE b.crawl = $1 AND b.host = $2 AND b.fingerprint = f.fingerprint) \
+                     FROM unnest($3::bigint[]) AS f(fingerprint)",
+                )
+                .bind(&crawl)
+                .bind(&host)
+                .bind(&wanted)
+                .fetch_all(&mut *tx)
+                .await;
+                (result, tx)
+            })?;
+        let counts: std::collections::HashMap<u64, u32> = rows
+            .into_iter()
+            .filter_map(|(f, pages)| Some((f as u64, capped_count(pages?))))
+            .collect();
+        Ok(fingerprints
+            .iter()
+            .map(|f| counts.get(f).copied().unwrap_or(0))
+            .collect())
+    }
+
+    fn host_page_count(&self, host: &str) -> Result<u32, IndexError> {
+        let host = host.to_string();
+        let pages: Option<i32> = self.call(
+            "read a host's page count",
+            move |mut tx, crawl| async move {
+                let result = sqlx::query_scalar(
+                    "SELECT pages FROM index_host WHERE crawl = $1 AND host = $2",
+                )
+                .bind(&crawl)
+                .bind(&host)
+                .fetch_optional(&mut *tx)
+                .await;
+                (result, tx)
+            },
+        )?;
+        Ok(pages.map_or(0, capped_count))
+    }
+}
+
+impl PgStorage<'_> {
+    fn digest_match(&self, kind: u8, key: u64) -> Result<Option<DocumentId>, IndexError> {
+        let id: Option<i64> =
+            self.call("read an exact digest", move |mut tx, crawl| async move {
+                let result = sqlx::query_scalar(
+                "SELECT id FROM index_digest WHERE crawl = $1 AND kind = $2 AND digest_key = $3",
+            )
+            .bind(&crawl)
+            .bind(kind as i8)
+            .bind(key as i64)
+            .fetch_optional(&mut *tx)
+            .await;
+                (result, tx)
+            })?;
+        id.map(document_id).transpose()
+    }
+}
