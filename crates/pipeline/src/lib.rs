@@ -502,7 +502,7 @@ fn content_block_key(tokens: &[u64]) -> u64 {
 }
 
 /// Hash seed of block keys.
-const BLOCK_KEY_SEED: u64 = 0x626c_6f63_6b;
+const BLOCK_KEY_SEED: u64 = 0x0062_6c6f_636b;
 
 /// What a page's relative links resolve against: its URL, or for a file of a site on disk
 /// (`host` is the site's directory) its path inside the site, so that copies of a site in two

@@ -579,10 +579,17 @@ impl SinkState {
                 )
             });
         let skipped = is_skipped_subtree(name);
-        // Text of a link to another place; a link to a spot of the page itself (a heading's
-        // `#anchor`, a permalink sign) is a decoration of the text, not navigation.
-        let link =
-            name == "a" && attr("href").is_some_and(|href| !href.trim_start().starts_with('#'));
+        // Text of a link. A heading that links to itself (`<h2><a href="#comments">`, as
+        // mdBook writes every heading) is a heading, not navigation; other links to a spot of
+        // the page (a table of contents, "skip to content") are links.
+        let link = name == "a"
+            && attr("href").is_some_and(|href| {
+                !href.trim_start().starts_with('#')
+                    || !self
+                        .open
+                        .iter()
+                        .any(|e| matches!(&*e.name, "h1" | "h2" | "h3" | "h4" | "h5" | "h6"))
+            });
         self.chrome_depth += chrome as usize;
         self.skip_depth += skipped as usize;
         self.link_depth += link as usize;
