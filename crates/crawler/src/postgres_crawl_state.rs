@@ -17,7 +17,7 @@
 
 use std::future::Future;
 
-use dedupcrawl_reconnect::Reconnect;
+use dedupcrawl_reconnect::{Reconnect, StoreRuntime};
 use sqlx::postgres::PgPool;
 
 use crate::crawl_state::{
@@ -35,48 +35,18 @@ pub(crate) struct PostgresCrawlState {
     crawl: String,
     worker: String,
     reconnect: Reconnect,
-    runtime: Option<tokio::runtime::Runtime>,
-}
-
-impl Drop for PostgresCrawlState {
-    fn drop(&mut self) {
-        // Dropping a runtime blocks; inside an async context that panics, so let it go in the
-        // background.
-        if let Some(runtime) = self.runtime.take() {
-            runtime.shutdown_background();
-        }
-    }
+    runtime: StoreRuntime,
 }
 
 fn database(action: &'static str) -> impl FnOnce(sqlx::Error) -> CrawlError {
     move |source| CrawlError::StatePostgres { action, source }
 }
 
-/// A one-thread runtime of a store's own, so that its synchronous calls work from plain
-/// threads and async tasks alike.
-pub(crate) fn small_runtime(
-    thread_name: &'static str,
-) -> Result<tokio::runtime::Runtime, CrawlError> {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .thread_name(thread_name)
-        .enable_all()
-        .build()
+/// A runtime of a store's own ([`StoreRuntime`]), so that its synchronous calls work from
+/// plain threads and async tasks alike.
+pub(crate) fn small_runtime(thread_name: &'static str) -> Result<StoreRuntime, CrawlError> {
+    StoreRuntime::start(thread_name)
         .map_err(|e| CrawlError::Worker(format!("cannot start a runtime: {e}")))
-}
-
-/// Runs `future` on `runtime` and waits for it (from any thread, inside a runtime or not).
-pub(crate) fn block_on<T: Send + 'static>(
-    runtime: &tokio::runtime::Runtime,
-    future: impl Future<Output = T> + Send + 'static,
-) -> Result<T, CrawlError> {
-    let (sender, receiver) = std::sync::mpsc::sync_channel(1);
-    runtime.spawn(async move {
-        let _ = sender.send(future.await);
-    });
-    receiver
-        .recv()
-        .map_err(|_| CrawlError::Worker("a PostgreSQL call of the crawl state panicked".into()))
 }
 
 impl PostgresCrawlState {
@@ -84,7 +54,7 @@ impl PostgresCrawlState {
     pub(crate) fn connect(url: &str, crawl: &str, worker: &str) -> Result<Self, CrawlError> {
         let runtime = small_runtime("state-postgres")?;
         let url = url.to_string();
-        let pool = block_on(&runtime, async move {
+        let pool = runtime.block_on(async move {
             dedupcrawl_index::connect_and_migrate(&url, MAX_CONNECTIONS).await
         })??;
         Ok(PostgresCrawlState {
@@ -92,7 +62,7 @@ impl PostgresCrawlState {
             crawl: crawl.to_string(),
             worker: worker.to_string(),
             reconnect: Reconnect::new("crawl state", dedupcrawl_reconnect::DEFAULT_LIMIT),
-            runtime: Some(runtime),
+            runtime,
         })
     }
 
@@ -110,13 +80,9 @@ impl PostgresCrawlState {
         F: FnOnce(PgPool, String, String) -> Fut + Clone,
         Fut: Future<Output = Result<T, sqlx::Error>> + Send + 'static,
     {
-        let runtime = self
-            .runtime
-            .as_ref()
-            .ok_or_else(|| CrawlError::Worker("the crawl state is closed".into()))?;
         self.reconnect.retry(|| {
             let future = body.clone()(self.pool.clone(), self.crawl.clone(), self.worker.clone());
-            block_on(runtime, future)?.map_err(database(action))
+            self.runtime.block_on(future)?.map_err(database(action))
         })
     }
 }

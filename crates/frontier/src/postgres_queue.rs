@@ -45,7 +45,7 @@ use std::future::Future;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use dedupcrawl_reconnect::Reconnect;
+use dedupcrawl_reconnect::{Reconnect, StoreRuntime};
 use sqlx::postgres::PgPool;
 use sqlx::{Postgres, Transaction};
 
@@ -98,17 +98,7 @@ pub struct PostgresQueue {
     /// When this worker last renewed its leases ([`QueueStorage::keep_alive`]).
     last_keep_alive: std::sync::Mutex<std::time::Instant>,
     reconnect: Reconnect,
-    runtime: Option<tokio::runtime::Runtime>,
-}
-
-impl Drop for PostgresQueue {
-    fn drop(&mut self) {
-        // Dropping a runtime blocks; inside an async context that panics, so let it go in the
-        // background.
-        if let Some(runtime) = self.runtime.take() {
-            runtime.shutdown_background();
-        }
-    }
+    runtime: StoreRuntime,
 }
 
 fn database(action: &'static str) -> impl FnOnce(sqlx::Error) -> FrontierError {
@@ -122,16 +112,10 @@ impl PostgresFrontierStore {
         config: &PostgresFrontierConfig,
         politeness: PolitenessConfig,
     ) -> Result<PostgresFrontierStore, FrontierError> {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .thread_name("frontier-postgres")
-            .enable_all()
-            .build()
+        let runtime = StoreRuntime::start("frontier-postgres")
             .map_err(|e| FrontierError::Corrupt(format!("cannot start a runtime: {e}")))?;
         let url = config.url.clone();
-        let pool = block_on(&runtime, async move {
-            connect_and_migrate(&url, MAX_CONNECTIONS).await
-        })??;
+        let pool = runtime.block_on(async move { connect_and_migrate(&url, MAX_CONNECTIONS).await })??;
         let storage = PostgresQueue {
             pool,
             crawl: config.crawl.clone(),
@@ -139,24 +123,10 @@ impl PostgresFrontierStore {
             lease_ms: i64::try_from(config.lease.as_millis()).unwrap_or(i64::MAX),
             last_keep_alive: std::sync::Mutex::new(std::time::Instant::now()),
             reconnect: Reconnect::new("frontier", config.reconnect_for),
-            runtime: Some(runtime),
+            runtime,
         };
         PoliteFrontier::over(storage, politeness)
     }
-}
-
-/// Runs `future` on `runtime` and waits for it (from any thread, inside a runtime or not).
-fn block_on<T: Send + 'static>(
-    runtime: &tokio::runtime::Runtime,
-    future: impl Future<Output = T> + Send + 'static,
-) -> Result<T, FrontierError> {
-    let (sender, receiver) = std::sync::mpsc::sync_channel(1);
-    runtime.spawn(async move {
-        let _ = sender.send(future.await);
-    });
-    receiver
-        .recv()
-        .map_err(|_| FrontierError::Corrupt("a PostgreSQL call panicked".into()))
 }
 
 impl PostgresQueue {
@@ -171,14 +141,10 @@ impl PostgresQueue {
             + Send
             + 'static,
     {
-        let runtime = self
-            .runtime
-            .as_ref()
-            .ok_or_else(|| FrontierError::Corrupt("the store is closed".into()))?;
         self.reconnect.retry(|| {
             let (pool, body) = (self.pool.clone(), body.clone());
             let (crawl, worker) = (self.crawl.clone(), self.worker.clone());
-            block_on(runtime, async move {
+            self.runtime.block_on(async move {
                 let tx = pool.begin().await?;
                 let (value, tx) = body(tx, crawl, worker).await?;
                 tx.commit().await?;
@@ -197,13 +163,9 @@ impl PostgresQueue {
         F: FnOnce(PgPool, String, String) -> Fut + Clone,
         Fut: Future<Output = Result<T, sqlx::Error>> + Send + 'static,
     {
-        let runtime = self
-            .runtime
-            .as_ref()
-            .ok_or_else(|| FrontierError::Corrupt("the store is closed".into()))?;
         self.reconnect.retry(|| {
             let future = body.clone()(self.pool.clone(), self.crawl.clone(), self.worker.clone());
-            block_on(runtime, future)?.map_err(database(action))
+            self.runtime.block_on(future)?.map_err(database(action))
         })
     }
 }

@@ -34,7 +34,7 @@
 use std::cell::RefCell;
 use std::future::Future;
 
-use dedupcrawl_reconnect::Reconnect;
+use dedupcrawl_reconnect::{Reconnect, StoreRuntime};
 use sqlx::postgres::PgPool;
 use sqlx::{Postgres, Transaction};
 use xxhash_rust::xxh3::xxh3_64;
@@ -69,7 +69,7 @@ pub struct PostgresDedupIndex {
     lock_key: i64,
     ids: IdReservations,
     reconnect: Reconnect,
-    runtime: Option<tokio::runtime::Runtime>,
+    runtime: StoreRuntime,
 }
 
 /// Document ids this process has reserved and not used yet.
@@ -98,32 +98,8 @@ impl std::fmt::Debug for PostgresDedupIndex {
     }
 }
 
-impl Drop for PostgresDedupIndex {
-    fn drop(&mut self) {
-        // Dropping a runtime blocks; inside an async context that panics, so let it go in the
-        // background.
-        if let Some(runtime) = self.runtime.take() {
-            runtime.shutdown_background();
-        }
-    }
-}
-
 fn database(action: &'static str) -> impl FnOnce(sqlx::Error) -> IndexError {
     move |source| IndexError::Postgres { action, source }
-}
-
-/// Runs `future` on `runtime` and waits for it (from any thread, inside a runtime or not).
-fn block_on<T: Send + 'static>(
-    runtime: &tokio::runtime::Runtime,
-    future: impl Future<Output = T> + Send + 'static,
-) -> Result<T, IndexError> {
-    let (sender, receiver) = std::sync::mpsc::sync_channel(1);
-    runtime.spawn(async move {
-        let _ = sender.send(future.await);
-    });
-    receiver
-        .recv()
-        .map_err(|_| IndexError::Runtime("a PostgreSQL call panicked".into()))
 }
 
 /// How a storage transaction holds the crawl's advisory lock.
@@ -144,15 +120,11 @@ impl PostgresDedupIndex {
     /// Connects (migrating the schema) to the index of `crawl`, creating it on first use.
     /// Reopening with other signature settings is [`IndexError::ParameterMismatch`].
     pub fn connect(url: &str, crawl: &str, config: IndexConfig) -> Result<Self, IndexError> {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .thread_name("index-postgres")
-            .enable_all()
-            .build()
+        let runtime = StoreRuntime::start("index-postgres")
             .map_err(|e| IndexError::Runtime(format!("cannot start a runtime: {e}")))?;
         let (url_owned, crawl_owned) = (url.to_string(), crawl.to_string());
         let settings = signature_settings(&config);
-        let stored = block_on(&runtime, async move {
+        let stored = runtime.block_on(async move {
             let pool = connect_and_migrate(&url_owned, MAX_CONNECTIONS).await?;
             sqlx::query(
                 "INSERT INTO index_meta (crawl, format, signature, next_id) \
@@ -196,7 +168,7 @@ impl PostgresDedupIndex {
             lock_key: xxh3_64(format!("dedupcrawl-index:{crawl}").as_bytes()) as i64,
             ids: IdReservations::default(),
             reconnect: Reconnect::new("dedup index", dedupcrawl_reconnect::DEFAULT_LIMIT),
-            runtime: Some(runtime),
+            runtime,
         })
     }
 
@@ -209,12 +181,6 @@ impl PostgresDedupIndex {
 
     pub fn config(&self) -> &IndexConfig {
         &self.config
-    }
-
-    fn runtime(&self) -> Result<&tokio::runtime::Runtime, IndexError> {
-        self.runtime
-            .as_ref()
-            .ok_or_else(|| IndexError::Runtime("the index is closed".into()))
     }
 
     /// Runs `body` on this crawl's storage in one transaction holding the advisory lock as
@@ -237,10 +203,9 @@ impl PostgresDedupIndex {
         if let Some(id) = free.pop() {
             return Ok(id);
         }
-        let runtime = self.runtime()?;
         let end: i64 = self.reconnect.retry(|| {
             let (pool, crawl) = (self.pool.clone(), self.crawl.clone());
-            block_on(runtime, async move {
+            self.runtime.block_on(async move {
                 sqlx::query_scalar(
                     "UPDATE index_meta SET next_id = next_id + $2 WHERE crawl = $1 \
                      RETURNING next_id",
@@ -306,9 +271,8 @@ impl PostgresDedupIndex {
         id_taken: &mut bool,
         body: &impl Fn(&mut PgStorage<'_>) -> Result<T, IndexError>,
     ) -> Result<T, IndexError> {
-        let runtime = self.runtime()?;
         let (pool, key) = (self.pool.clone(), self.lock_key);
-        let tx = block_on(runtime, async move {
+        let tx = self.runtime.block_on(async move {
             let mut tx = pool.begin().await?;
             match lock {
                 Lock::Exclusive => {
@@ -358,7 +322,7 @@ impl PostgresDedupIndex {
         *id_taken = reserved_id.is_some() && storage.reserved_id.get().is_none();
         let value = value?;
         let tx = storage.take()?;
-        match block_on(runtime, async move { tx.commit().await })? {
+        match self.runtime.block_on(async move { tx.commit().await })? {
             Ok(()) => {
                 // Evidence, not the decision: a failure here must not make the retry loop run
                 // a committed decision again (it would find the page as its own duplicate).
@@ -390,7 +354,7 @@ impl PostgresDedupIndex {
     fn count_blocks(&self, host: String, blocks: Vec<i64>) -> Result<(), IndexError> {
         let cap = i32::try_from(COUNT_CAP).unwrap_or(i32::MAX);
         let (pool, crawl) = (self.pool.clone(), self.crawl.clone());
-        block_on(self.runtime()?, async move {
+        self.runtime.block_on(async move {
             sqlx::query(
                 "WITH host AS (\
                    INSERT INTO index_host (crawl, host, pages) VALUES ($1, $2, 1) \

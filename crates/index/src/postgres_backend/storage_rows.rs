@@ -18,8 +18,8 @@ impl Drop for PgStorage<'_> {
     fn drop(&mut self) {
         // A transaction left over (an error) is rolled back on the runtime: a pooled connection
         // must be given back inside it.
-        if let (Some(tx), Some(runtime)) = (self.tx.get_mut().take(), &self.index.runtime) {
-            runtime.spawn(async move {
+        if let Some(tx) = self.tx.get_mut().take() {
+            self.index.runtime.spawn(async move {
                 let _ = tx.rollback().await;
             });
         }
@@ -43,7 +43,10 @@ impl PgStorage<'_> {
         Fut: Future<Output = (Result<T, sqlx::Error>, Tx)> + Send + 'static,
     {
         let tx = self.take()?;
-        let (result, tx) = block_on(self.index.runtime()?, body(tx, self.index.crawl.clone()))?;
+        let (result, tx) = self
+            .index
+            .runtime
+            .block_on(body(tx, self.index.crawl.clone()))?;
         *self.tx.borrow_mut() = Some(tx);
         result.map_err(database(action))
     }
