@@ -34,6 +34,10 @@ pub(crate) struct PostgresCrawlState {
     pool: PgPool,
     crawl: String,
     worker: String,
+    /// This worker's crawl-log marks (128-bit hashes of the URLs), read once at the first
+    /// question: only this worker writes them, so the engine's question for every line it
+    /// logs needs no round trip.
+    logged: std::sync::Mutex<Option<std::collections::HashSet<u128>>>,
     reconnect: Reconnect,
     runtime: StoreRuntime,
 }
@@ -61,6 +65,7 @@ impl PostgresCrawlState {
             pool,
             crawl: crawl.to_string(),
             worker: worker.to_string(),
+            logged: std::sync::Mutex::default(),
             reconnect: Reconnect::new("crawl state", dedupcrawl_reconnect::DEFAULT_LIMIT),
             runtime,
         })
@@ -85,6 +90,21 @@ impl PostgresCrawlState {
             self.runtime.block_on(future)?.map_err(database(action))
         })
     }
+}
+
+impl PostgresCrawlState {
+    fn logged_marks(
+        &self,
+    ) -> std::sync::MutexGuard<'_, Option<std::collections::HashSet<u128>>> {
+        self.logged
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+/// The key of a crawl-log mark in memory.
+fn logged_key(url: &str) -> u128 {
+    xxhash_rust::xxh3::xxh3_128(url.as_bytes())
 }
 
 /// A table of one JSON value per URL (or site name) of a crawl.
@@ -212,6 +232,7 @@ impl CrawlStateStore for PostgresCrawlState {
     }
 
     fn mark_logged(&self, url: &str) -> Result<(), CrawlError> {
+        let key = logged_key(url);
         let url = url.to_string();
         self.call("mark a URL logged", move |pool, crawl, worker| async move {
             sqlx::query(
@@ -224,22 +245,31 @@ impl CrawlStateStore for PostgresCrawlState {
             .execute(&pool)
             .await
             .map(drop)
-        })
+        })?;
+        if let Some(marks) = self.logged_marks().as_mut() {
+            marks.insert(key);
+        }
+        Ok(())
     }
 
     fn is_logged(&self, url: &str) -> Result<bool, CrawlError> {
-        let url = url.to_string();
-        self.call("read a logged URL", move |pool, crawl, worker| async move {
-            sqlx::query_scalar(
-                "SELECT EXISTS (SELECT 1 FROM crawl_logged \
-                 WHERE crawl = $1 AND worker = $2 AND url = $3)",
-            )
-            .bind(&crawl)
-            .bind(&worker)
-            .bind(&url)
-            .fetch_one(&pool)
-            .await
-        })
+        let mut marks = self.logged_marks();
+        if marks.is_none() {
+            let urls: Vec<String> =
+                self.call("read logged URLs", move |pool, crawl, worker| async move {
+                    sqlx::query_scalar(
+                        "SELECT url FROM crawl_logged WHERE crawl = $1 AND worker = $2",
+                    )
+                    .bind(&crawl)
+                    .bind(&worker)
+                    .fetch_all(&pool)
+                    .await
+                })?;
+            *marks = Some(urls.iter().map(|url| logged_key(url)).collect());
+        }
+        Ok(marks
+            .as_ref()
+            .is_some_and(|marks| marks.contains(&logged_key(url))))
     }
 
     fn mark_sitemaps_read(&self, host: &str) -> Result<(), CrawlError> {
