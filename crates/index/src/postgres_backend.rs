@@ -48,9 +48,14 @@ use crate::storage::{
 };
 use crate::{DedupDecision, DedupIndex, DocumentFingerprint, IndexConfig, IndexError, IndexStats};
 
+mod read_ahead;
 mod storage_rows;
 
-use storage_rows::{PgStorage, document_id};
+use read_ahead::{FirstReads, ReadAhead};
+use storage_rows::{
+    PgStorage, block_counts_in_order, capped_count, document_id, fingerprint_keys,
+    read_block_counts, read_host_pages,
+};
 
 /// Connections an index keeps open at most.
 const MAX_CONNECTIONS: u32 = 8;
@@ -110,8 +115,13 @@ enum Lock {
     /// Checks: the crawl's lock shared (no removal meanwhile), then the lock of each of the
     /// document's keys (`DecisionAlgorithm::lock_keys`, sorted: no deadlock between two
     /// checks), exclusive for a check that inserts, shared for a lookup. Checks of documents
-    /// that cannot see each other run at the same time.
-    Keys { exclusive: bool, keys: Vec<i64> },
+    /// that cannot see each other run at the same time. The decision's first reads come
+    /// with the locks, in one round trip ([`ReadAhead`]).
+    Keys {
+        exclusive: bool,
+        keys: Vec<i64>,
+        reads: FirstReads,
+    },
     /// Single reads.
     None,
 }
@@ -225,6 +235,24 @@ impl PostgresDedupIndex {
             .ok_or_else(|| IndexError::Runtime("an id block was empty".into()))
     }
 
+    /// Runs one read statement outside a transaction (one round trip, where a transaction
+    /// takes three), again after a lost connection.
+    fn single_read<T, Fut>(
+        &self,
+        action: &'static str,
+        read: impl Fn(PgPool, String) -> Fut,
+    ) -> Result<T, IndexError>
+    where
+        T: Send + 'static,
+        Fut: Future<Output = Result<T, sqlx::Error>> + Send + 'static,
+    {
+        self.reconnect.retry(|| {
+            self.runtime
+                .block_on(read(self.pool.clone(), self.crawl.clone()))?
+                .map_err(database(action))
+        })
+    }
+
     /// Gives back an id a decision did not use.
     fn give_back_id(&self, id: i64) {
         if let Ok(mut free) = self.ids.free.lock() {
@@ -271,44 +299,44 @@ impl PostgresDedupIndex {
         id_taken: &mut bool,
         body: &impl Fn(&mut PgStorage<'_>) -> Result<T, IndexError>,
     ) -> Result<T, IndexError> {
-        let (pool, key) = (self.pool.clone(), self.lock_key);
-        let tx = self.runtime.block_on(async move {
-            let mut tx = pool.begin().await?;
-            match lock {
-                Lock::Exclusive => {
-                    sqlx::query("SELECT pg_advisory_xact_lock($1)")
-                        .bind(key)
-                        .execute(&mut *tx)
-                        .await?;
+        let (pool, key, crawl) = (self.pool.clone(), self.lock_key, self.crawl.clone());
+        let (tx, read_ahead) = self
+            .runtime
+            .block_on(async move {
+                let mut tx = pool.begin().await?;
+                let mut read_ahead = None;
+                match lock {
+                    Lock::Exclusive => {
+                        sqlx::query("SELECT pg_advisory_xact_lock($1)")
+                            .bind(key)
+                            .execute(&mut *tx)
+                            .await?;
+                    }
+                    Lock::Keys {
+                        exclusive,
+                        keys,
+                        reads,
+                    } => {
+                        let rows =
+                            ReadAhead::lock_and_read(&mut tx, &crawl, key, &keys, exclusive, &reads)
+                                .await?;
+                        read_ahead = Some((reads, rows));
+                    }
+                    Lock::None => {}
                 }
-                Lock::Keys { exclusive, keys } => {
-                    // UNION ALL runs its branches in order: the crawl's lock first, then the
-                    // keys in the array's (sorted) order.
-                    let per_key = if exclusive {
-                        "pg_advisory_xact_lock"
-                    } else {
-                        "pg_advisory_xact_lock_shared"
-                    };
-                    sqlx::query(&format!(
-                        "SELECT count(*) FROM (SELECT pg_advisory_xact_lock_shared($1) \
-                         UNION ALL SELECT {per_key}(k) FROM unnest($2::bigint[]) AS k) AS locks"
-                    ))
-                    .bind(key)
-                    .bind(&keys)
-                    .execute(&mut *tx)
-                    .await?;
-                }
-                Lock::None => {}
-            }
-            Ok::<_, sqlx::Error>(tx)
-        })?
-        .map_err(database("begin a transaction"))?;
+                Ok::<_, sqlx::Error>((tx, read_ahead))
+            })?
+            .map_err(database("begin a decision"))?;
         let mut storage = PgStorage {
             index: self,
             tx: RefCell::new(Some(tx)),
             reserved_id: std::cell::Cell::new(reserved_id),
             pending_counts: RefCell::new(None),
+            read_ahead: RefCell::default(),
         };
+        if let Some((reads, rows)) = read_ahead {
+            *storage.read_ahead.borrow_mut() = ReadAhead::from_rows(&reads, rows)?;
+        }
         if let (Some(id), Some(_)) = (reserved_id, unacknowledged.as_ref()) {
             // This transaction holds the lost one's key locks: that one is over. Its
             // document is there if and only if its COMMIT was applied.
@@ -392,6 +420,7 @@ impl PostgresDedupIndex {
         let lock = Lock::Keys {
             exclusive: insert,
             keys,
+            reads: FirstReads::of(&self.config, doc),
         };
         // Reserved before the transaction: no row lock is taken for it inside.
         let reserved_id = if insert { Some(self.take_id()?) } else { None };
@@ -427,14 +456,23 @@ impl DedupIndex for PostgresDedupIndex {
         self.with_storage(Lock::None, |storage| storage.document(id))
     }
 
+    /// One statement outside a transaction (asked for every page).
     fn block_page_counts(&self, host: &str, fingerprints: &[u64]) -> Result<Vec<u32>, IndexError> {
-        self.with_storage(Lock::None, |storage| {
-            storage.block_page_counts(host, fingerprints)
-        })
+        let wanted = fingerprint_keys(fingerprints);
+        let rows = self.single_read("read block counts", |pool, crawl| {
+            let (host, wanted) = (host.to_string(), wanted.clone());
+            async move { read_block_counts(&pool, &crawl, &host, &wanted).await }
+        })?;
+        Ok(block_counts_in_order(fingerprints, rows))
     }
 
+    /// One statement outside a transaction (asked for every page).
     fn host_document_count(&self, host: &str) -> Result<u32, IndexError> {
-        self.with_storage(Lock::None, |storage| storage.host_page_count(host))
+        let pages = self.single_read("read a host's page count", |pool, crawl| {
+            let host = host.to_string();
+            async move { read_host_pages(&pool, &crawl, &host).await }
+        })?;
+        Ok(pages.map_or(0, capped_count))
     }
 
     fn stats(&self) -> Result<IndexStats, IndexError> {

@@ -12,6 +12,8 @@ pub(super) struct PgStorage<'a> {
     pub(super) reserved_id: std::cell::Cell<Option<i64>>,
     /// The host and blocks of an original this decision stored: counted after the commit.
     pub(super) pending_counts: RefCell<Option<(String, Vec<i64>)>>,
+    /// The decision's reads done with its locks, and the records it read.
+    pub(super) read_ahead: RefCell<ReadAhead>,
 }
 
 impl Drop for PgStorage<'_> {
@@ -144,12 +146,15 @@ pub(super) fn document_id(id: i64) -> Result<DocumentId, IndexError> {
     })
 }
 
-fn capped_count(count: i32) -> u32 {
+pub(super) fn capped_count(count: i32) -> u32 {
     u32::try_from(count).unwrap_or(0).min(COUNT_CAP)
 }
 
 impl IndexStorage for PgStorage<'_> {
     fn document(&self, id: DocumentId) -> Result<Option<StoredDocument>, IndexError> {
+        if let Some(known) = self.read_ahead.borrow().record(id) {
+            return Ok(known);
+        }
         let record: Option<Vec<u8>> =
             self.call("read a document", move |mut tx, crawl| async move {
                 let result = sqlx::query_scalar(
@@ -161,9 +166,11 @@ impl IndexStorage for PgStorage<'_> {
                 .await;
                 (result, tx)
             })?;
-        record
+        let document = record
             .map(|bytes| StoredDocument::decode(id, &bytes))
-            .transpose()
+            .transpose()?;
+        self.read_ahead.borrow_mut().keep(id, document.clone());
+        Ok(document)
     }
 
     fn lsh_candidates(
@@ -171,6 +178,9 @@ impl IndexStorage for PgStorage<'_> {
         band_keys: &[u64],
         limit: usize,
     ) -> Result<Vec<DocumentId>, IndexError> {
+        if let Some(known) = self.read_ahead.borrow().candidates(band_keys, limit) {
+            return Ok(known);
+        }
         let (bands, keys): (Vec<i16>, Vec<i64>) = band_keys
             .iter()
             .enumerate()
@@ -221,40 +231,55 @@ impl IndexStorage for PgStorage<'_> {
         ids.into_iter().map(document_id).collect()
     }
 
-    /// One query for all of them.
+    /// From the records read so far, and one query for the others.
     fn documents(&self, ids: &[DocumentId]) -> Result<Vec<Option<StoredDocument>>, IndexError> {
-        if ids.is_empty() {
-            return Ok(Vec::new());
-        }
-        let wanted: Vec<i64> = ids.iter().map(|&id| i64::from(id)).collect();
-        let rows: Vec<(i64, Vec<u8>)> =
-            self.call("read documents", move |mut tx, crawl| async move {
-                let result = sqlx::query_as(
-                    "SELECT x.id, x.record FROM unnest($2::bigint[]) AS w(id) \
-                     CROSS JOIN LATERAL (SELECT d.id, d.record FROM index_document d \
-                     WHERE d.crawl = $1 AND d.id = w.id OFFSET 0) AS x",
-                )
-                .bind(&crawl)
-                .bind(&wanted)
-                .fetch_all(&mut *tx)
-                .await;
-                (result, tx)
-            })?;
-        let mut found: std::collections::HashMap<i64, Vec<u8>> = rows.into_iter().collect();
-        ids.iter()
-            .map(|&id| {
-                found
+        let wanted: Vec<i64> = {
+            let read_ahead = self.read_ahead.borrow();
+            ids.iter()
+                .filter(|&&id| read_ahead.record(id).is_none())
+                .map(|&id| i64::from(id))
+                .collect()
+        };
+        if !wanted.is_empty() {
+            let asked = wanted.clone();
+            let rows: Vec<(i64, Vec<u8>)> =
+                self.call("read documents", move |mut tx, crawl| async move {
+                    let result = sqlx::query_as(
+                        "SELECT x.id, x.record FROM unnest($2::bigint[]) AS w(id) \
+                         CROSS JOIN LATERAL (SELECT d.id, d.record FROM index_document d \
+                         WHERE d.crawl = $1 AND d.id = w.id OFFSET 0) AS x",
+                    )
+                    .bind(&crawl)
+                    .bind(&asked)
+                    .fetch_all(&mut *tx)
+                    .await;
+                    (result, tx)
+                })?;
+            let mut found: std::collections::HashMap<i64, Vec<u8>> = rows.into_iter().collect();
+            let mut read_ahead = self.read_ahead.borrow_mut();
+            for id in wanted {
+                let id = document_id(id)?;
+                let document = found
                     .remove(&i64::from(id))
                     .map(|bytes| StoredDocument::decode(id, &bytes))
-                    .transpose()
-            })
-            .collect()
+                    .transpose()?;
+                read_ahead.keep(id, document);
+            }
+        }
+        let read_ahead = self.read_ahead.borrow();
+        Ok(ids
+            .iter()
+            .map(|&id| read_ahead.record(id).flatten())
+            .collect())
     }
 
     /// One query for all of them.
     fn postings_of(&self, sample_values: &[u64]) -> Result<Vec<Vec<DocumentId>>, IndexError> {
         if sample_values.is_empty() {
             return Ok(Vec::new());
+        }
+        if let Some(known) = self.read_ahead.borrow().postings(sample_values) {
+            return Ok(known);
         }
         let wanted: Vec<i64> = sample_values.iter().map(|&v| v as i64).collect();
         let rows: Vec<(i64, i64)> =
@@ -295,6 +320,9 @@ impl IndexStorage for PgStorage<'_> {
         payload_key: u64,
         token_key: Option<u64>,
     ) -> Result<(Option<DocumentId>, Option<DocumentId>), IndexError> {
+        if let Some(known) = self.read_ahead.borrow().digests(payload_key, token_key) {
+            return Ok(known);
+        }
         let (payload, tokens): (Option<i64>, Option<i64>) =
             self.call("read exact digests", move |mut tx, crawl| async move {
                 let result = sqlx::query_as(
@@ -381,55 +409,81 @@ impl IndexStorage for PgStorage<'_> {
     }
 
     fn block_page_counts(&self, host: &str, fingerprints: &[u64]) -> Result<Vec<u32>, IndexError> {
-        let host = host.to_string();
-        let wanted: Vec<i64> = fingerprints.iter().map(|&f| f as i64).collect();
-        let rows: Vec<(i64, Option<i32>)> =
-            self.call("read block counts", move |mut tx, crawl| async move {
-                let result = sqlx::query_as(
-                    // One primary-key probe per fingerprint, as a correlated subquery: the
-                    // planner cannot turn it into a join. A join on the array (or `= ANY`)
-                    // was planned as a hash join over every row of the host whenever the
-                    // table's statistics were older than its growth (a crawl fills it faster
-                    // than autovacuum analyzes it): 12 ms a call at 100k rows, 93 % of a
-                    // PostgreSQL worker's database time (benches/workers).
-                    "SELECT f.fingerprint, (SELECT b.pages FROM index_block_count b \
-                     WHERE b.crawl = $1 AND b.host = $2 AND b.fingerprint = f.fingerprint) \
-                     FROM unnest($3::bigint[]) AS f(fingerprint)",
-                )
-                .bind(&crawl)
-                .bind(&host)
-                .bind(&wanted)
-                .fetch_all(&mut *tx)
-                .await;
-                (result, tx)
-            })?;
-        let counts: std::collections::HashMap<u64, u32> = rows
-            .into_iter()
-            .filter_map(|(f, pages)| Some((f as u64, capped_count(pages?))))
-            .collect();
-        Ok(fingerprints
-            .iter()
-            .map(|f| counts.get(f).copied().unwrap_or(0))
-            .collect())
+        let (host, wanted) = (host.to_string(), fingerprint_keys(fingerprints));
+        let rows = self.call("read block counts", move |mut tx, crawl| async move {
+            let result = read_block_counts(&mut *tx, &crawl, &host, &wanted).await;
+            (result, tx)
+        })?;
+        Ok(block_counts_in_order(fingerprints, rows))
     }
 
     fn host_page_count(&self, host: &str) -> Result<u32, IndexError> {
         let host = host.to_string();
-        let pages: Option<i32> = self.call(
+        let pages = self.call(
             "read a host's page count",
             move |mut tx, crawl| async move {
-                let result = sqlx::query_scalar(
-                    "SELECT pages FROM index_host WHERE crawl = $1 AND host = $2",
-                )
-                .bind(&crawl)
-                .bind(&host)
-                .fetch_optional(&mut *tx)
-                .await;
+                let result = read_host_pages(&mut *tx, &crawl, &host).await;
                 (result, tx)
             },
         )?;
         Ok(pages.map_or(0, capped_count))
     }
+}
+
+pub(super) fn fingerprint_keys(fingerprints: &[u64]) -> Vec<i64> {
+    fingerprints.iter().map(|&f| f as i64).collect()
+}
+
+/// (fingerprint, count) rows of `host`'s block counts for `wanted`.
+pub(super) async fn read_block_counts<'c>(
+    executor: impl sqlx::PgExecutor<'c>,
+    crawl: &str,
+    host: &str,
+    wanted: &[i64],
+) -> Result<Vec<(i64, Option<i32>)>, sqlx::Error> {
+    sqlx::query_as(
+        // One primary-key probe per fingerprint, as a correlated subquery: the planner cannot
+        // turn it into a join. A join on the array (or `= ANY`) was planned as a hash join over
+        // every row of the host whenever the table's statistics were older than its growth (a
+        // crawl fills it faster than autovacuum analyzes it): 12 ms a call at 100k rows, 93 %
+        // of a PostgreSQL worker's database time (benches/workers).
+        "SELECT f.fingerprint, (SELECT b.pages FROM index_block_count b \
+         WHERE b.crawl = $1 AND b.host = $2 AND b.fingerprint = f.fingerprint) \
+         FROM unnest($3::bigint[]) AS f(fingerprint)",
+    )
+    .bind(crawl)
+    .bind(host)
+    .bind(wanted)
+    .fetch_all(executor)
+    .await
+}
+
+/// The counts of [`read_block_counts`] in the order of `fingerprints` (0 for none).
+pub(super) fn block_counts_in_order(
+    fingerprints: &[u64],
+    rows: Vec<(i64, Option<i32>)>,
+) -> Vec<u32> {
+    let counts: std::collections::HashMap<u64, u32> = rows
+        .into_iter()
+        .filter_map(|(f, pages)| Some((f as u64, capped_count(pages?))))
+        .collect();
+    fingerprints
+        .iter()
+        .map(|f| counts.get(f).copied().unwrap_or(0))
+        .collect()
+}
+
+/// How many originals of `host` are counted.
+pub(super) async fn read_host_pages<'c>(
+    executor: impl sqlx::PgExecutor<'c>,
+    crawl: &str,
+    host: &str,
+) -> Result<Option<i32>, sqlx::Error> {
+    sqlx::query_scalar("SELECT pages FROM index_host WHERE crawl = $1 AND host = $2")
+        .bind(crawl)
+        .bind(host)
+        .fetch_optional(executor)
+        .await
 }
 
 impl PgStorage<'_> {
