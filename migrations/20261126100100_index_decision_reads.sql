@@ -12,9 +12,8 @@
 --        'p'), under the token digest key p_token_key ('t'), with its record;
 --   'b': the first p_candidates distinct members of the LSH buckets (p_bands[i],
 --        p_bucket_keys[i]), key = the first band they are in, with their records;
---   's': every containment posting of p_samples (key = the sample), no record;
---   'r': the records of the p_posted documents posted under the most of p_samples (ties: the
---        smaller id).
+--   'r': the p_posted documents posted under the most of p_samples (ties: the smaller id),
+--        key = their rank from 1, with their records.
 CREATE FUNCTION index_decision_reads(p_crawl text, p_crawl_key bigint, p_keys bigint[],
                                      p_exclusive boolean, p_payload_key bigint,
                                      p_token_key bigint, p_bands smallint[],
@@ -54,15 +53,14 @@ BEGIN
     END IF;
     RETURN QUERY
     WITH postings AS (
-        SELECT x.sample, x.id FROM unnest(p_samples) AS w(sample)
-        CROSS JOIN LATERAL (SELECT p.sample, p.id FROM index_posting p WHERE p.crawl = p_crawl
+        SELECT x.id FROM unnest(p_samples) AS w(sample)
+        CROSS JOIN LATERAL (SELECT p.id FROM index_posting p WHERE p.crawl = p_crawl
                             AND p.sample = w.sample OFFSET 0) AS x
     ), most AS (
-        SELECT p.id FROM postings p GROUP BY p.id ORDER BY count(*) DESC, p.id LIMIT p_posted
+        SELECT p.id, row_number() OVER (ORDER BY count(*) DESC, p.id) AS rank
+        FROM postings p GROUP BY p.id ORDER BY count(*) DESC, p.id LIMIT p_posted
     )
-    SELECT 's'::"char", p.sample, p.id, NULL::bytea FROM postings p
-    UNION ALL
-    SELECT 'r'::"char", 0::int8, m.id, doc.record FROM most m
+    SELECT 'r'::"char", m.rank, m.id, doc.record FROM most m
     LEFT JOIN LATERAL (SELECT d.record FROM index_document d
                        WHERE d.crawl = p_crawl AND d.id = m.id OFFSET 0) AS doc ON true;
 END

@@ -1,6 +1,7 @@
 //! The first reads of a decision in the round trip that takes its locks (the server-side
 //! function `index_decision_reads`, migrations/20261126100100_index_decision_reads.sql): exact
-//! digests, LSH candidates and containment postings, with the records the algorithm reads
+//! digests, LSH candidates and the containment candidates (ranked by the server), with the
+//! records the algorithm reads
 //! next. [`PgStorage`](super::PgStorage) answers the algorithm's calls from them when it asks
 //! for exactly what was read ahead, and asks the database otherwise: what was read ahead is a
 //! cache of one decision's reads, never a second source of truth (the algorithm may change
@@ -12,16 +13,13 @@
 
 use std::collections::HashMap;
 
-use crate::decision::{payload_digest_key, posted_samples, token_digest_key};
+use crate::decision::{
+    CONTAINMENT_CANDIDATES, MAX_CANDIDATES, payload_digest_key, posted_samples, token_digest_key,
+};
 use crate::record::{DocumentId, SAMPLE_BITS, SIGNATURE_BITS, StoredDocument};
 use crate::{DocumentFingerprint, IndexConfig, IndexError};
 
 use super::storage_rows::document_id;
-
-/// LSH candidates the algorithm verifies at most (`decision.rs`, `MAX_CANDIDATES`).
-const CANDIDATES: usize = 256;
-/// Documents the algorithm checks for containment at most: the most posted (`decision.rs`).
-const MOST_POSTED: usize = 16;
 
 /// What a check of a document reads first.
 #[derive(Clone, Debug)]
@@ -62,7 +60,7 @@ impl FirstReads {
 pub(super) struct ReadAhead {
     digests: Option<DigestsRead>,
     candidates: Option<(Vec<u64>, Vec<DocumentId>)>,
-    postings: Option<(Vec<u64>, Vec<Vec<DocumentId>>)>,
+    most_posted: Option<(Vec<u64>, Vec<DocumentId>)>,
     /// Records read so far (`None`: no such document).
     records: HashMap<DocumentId, Option<StoredDocument>>,
 }
@@ -103,9 +101,9 @@ impl ReadAhead {
         .bind(reads.token_key.map(|key| key as i64))
         .bind(&bands)
         .bind(&bucket_keys)
-        .bind(CANDIDATES as i32)
+        .bind(MAX_CANDIDATES as i32)
         .bind(&samples)
-        .bind(MOST_POSTED as i32)
+        .bind(CONTAINMENT_CANDIDATES as i32)
         .fetch_all(&mut **tx)
         .await
     }
@@ -115,19 +113,17 @@ impl ReadAhead {
         let mut ahead = ReadAhead::default();
         let (mut payload, mut tokens) = (None, None);
         let mut candidates: Vec<(i64, DocumentId)> = Vec::new();
-        let mut postings: HashMap<u64, Vec<DocumentId>> = HashMap::new();
+        let mut most_posted: Vec<(i64, DocumentId)> = Vec::new();
         for (kind, key, id, record) in rows {
             let id = document_id(id)?;
             match kind as u8 {
                 b'p' => payload = Some(id),
                 b't' => tokens = Some(id),
                 b'b' => candidates.push((key, id)),
-                b's' => postings.entry(key as u64).or_default().push(id),
+                b'r' => most_posted.push((key, id)),
                 _ => {}
             }
-            if kind as u8 != b's' {
-                ahead.remember(id, record.as_deref())?;
-            }
+            ahead.remember(id, record.as_deref())?;
         }
         ahead.digests = Some(DigestsRead {
             keys: (reads.payload_key, reads.token_key),
@@ -139,16 +135,11 @@ impl ReadAhead {
             candidates.into_iter().map(|(_, id)| id).collect(),
         ));
         if !reads.samples.is_empty() {
-            let lists = reads
-                .samples
-                .iter()
-                .map(|value| {
-                    let mut ids = postings.remove(value).unwrap_or_default();
-                    ids.sort_unstable();
-                    ids
-                })
-                .collect();
-            ahead.postings = Some((reads.samples.clone(), lists));
+            most_posted.sort_unstable();
+            ahead.most_posted = Some((
+                reads.samples.clone(),
+                most_posted.into_iter().map(|(_, id)| id).collect(),
+            ));
         }
         Ok(ahead)
     }
@@ -185,11 +176,11 @@ impl ReadAhead {
 
     pub(super) fn candidates(&self, band_keys: &[u64], limit: usize) -> Option<Vec<DocumentId>> {
         let (keys, ids) = self.candidates.as_ref()?;
-        (keys == band_keys && limit == CANDIDATES).then(|| ids.clone())
+        (keys == band_keys && limit == MAX_CANDIDATES).then(|| ids.clone())
     }
 
-    pub(super) fn postings(&self, samples: &[u64]) -> Option<Vec<Vec<DocumentId>>> {
-        let (keys, lists) = self.postings.as_ref()?;
-        (keys == samples).then(|| lists.clone())
+    pub(super) fn most_posted(&self, samples: &[u64], limit: usize) -> Option<Vec<DocumentId>> {
+        let (keys, ids) = self.most_posted.as_ref()?;
+        (keys == samples && limit == CONTAINMENT_CANDIDATES).then(|| ids.clone())
     }
 }

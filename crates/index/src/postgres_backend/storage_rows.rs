@@ -273,38 +273,35 @@ impl IndexStorage for PgStorage<'_> {
             .collect())
     }
 
-    /// One query for all of them.
-    fn postings_of(&self, sample_values: &[u64]) -> Result<Vec<Vec<DocumentId>>, IndexError> {
+    /// Ranked where the postings are: one row a candidate, not hundreds of postings.
+    fn most_posted(
+        &self,
+        sample_values: &[u64],
+        limit: usize,
+    ) -> Result<Vec<DocumentId>, IndexError> {
         if sample_values.is_empty() {
             return Ok(Vec::new());
         }
-        if let Some(known) = self.read_ahead.borrow().postings(sample_values) {
+        if let Some(known) = self.read_ahead.borrow().most_posted(sample_values, limit) {
             return Ok(known);
         }
         let wanted: Vec<i64> = sample_values.iter().map(|&v| v as i64).collect();
-        let rows: Vec<(i64, i64)> =
-            self.call("read postings", move |mut tx, crawl| async move {
-                let result = sqlx::query_as(
-                    "SELECT x.sample, x.id FROM unnest($2::bigint[]) AS w(sample) \
-                     CROSS JOIN LATERAL (SELECT p.sample, p.id FROM index_posting p \
-                     WHERE p.crawl = $1 AND p.sample = w.sample OFFSET 0) AS x \
-                     ORDER BY x.sample, x.id",
-                )
-                .bind(&crawl)
-                .bind(&wanted)
-                .fetch_all(&mut *tx)
-                .await;
-                (result, tx)
-            })?;
-        let mut by_value: std::collections::HashMap<i64, Vec<DocumentId>> =
-            std::collections::HashMap::new();
-        for (sample, id) in rows {
-            by_value.entry(sample).or_default().push(document_id(id)?);
-        }
-        Ok(sample_values
-            .iter()
-            .map(|&value| by_value.get(&(value as i64)).cloned().unwrap_or_default())
-            .collect())
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let ids: Vec<i64> = self.call("rank postings", move |mut tx, crawl| async move {
+            let result = sqlx::query_scalar(
+                "SELECT x.id FROM unnest($2::bigint[]) AS w(sample) \
+                 CROSS JOIN LATERAL (SELECT p.id FROM index_posting p \
+                 WHERE p.crawl = $1 AND p.sample = w.sample OFFSET 0) AS x \
+                 GROUP BY x.id ORDER BY count(*) DESC, x.id LIMIT $3",
+            )
+            .bind(&crawl)
+            .bind(&wanted)
+            .bind(limit)
+            .fetch_all(&mut *tx)
+            .await;
+            (result, tx)
+        })?;
+        ids.into_iter().map(document_id).collect()
     }
 
     fn payload_match(&self, key: u64) -> Result<Option<DocumentId>, IndexError> {
