@@ -17,6 +17,7 @@ use crate::decision::{
     CONTAINMENT_CANDIDATES, MAX_CANDIDATES, payload_digest_key, posted_samples, token_digest_key,
 };
 use crate::record::{DocumentId, SAMPLE_BITS, SIGNATURE_BITS, StoredDocument};
+use crate::storage::{MAX_BUCKET_MEMBERS, MAX_POSTINGS_PER_SAMPLE};
 use crate::{DocumentFingerprint, IndexConfig, IndexError};
 
 use super::storage_rows::document_id;
@@ -27,8 +28,10 @@ pub(super) struct FirstReads {
     payload_key: u64,
     token_key: Option<u64>,
     band_keys: Vec<u64>,
-    /// Empty when the algorithm looks for no containment (no sample, or too small).
+    /// The posted samples (empty without a sample).
     samples: Vec<u64>,
+    /// Whether the algorithm looks for containment (a sample large enough).
+    rank: bool,
 }
 
 impl FirstReads {
@@ -39,18 +42,13 @@ impl FirstReads {
             .as_ref()
             .map(|s| config.lsh.band_keys(&s.low_bits(SIGNATURE_BITS)))
             .unwrap_or_default();
-        let samples = doc
-            .mod_sample
-            .as_ref()
-            .map(|s| s.low_bits(SAMPLE_BITS))
-            .filter(|s| s.values.len() >= config.containment_min_samples)
-            .map(|s| posted_samples(&s))
-            .unwrap_or_default();
+        let sample = doc.mod_sample.as_ref().map(|s| s.low_bits(SAMPLE_BITS));
         FirstReads {
             payload_key: payload_digest_key(&doc.payload),
             token_key: doc.tokens.as_ref().map(token_digest_key),
             band_keys,
-            samples,
+            samples: sample.as_ref().map(posted_samples).unwrap_or_default(),
+            rank: sample.is_some_and(|s| s.values.len() >= config.containment_min_samples),
         }
     }
 }
@@ -61,6 +59,10 @@ pub(super) struct ReadAhead {
     digests: Option<DigestsRead>,
     candidates: Option<(Vec<u64>, Vec<DocumentId>)>,
     most_posted: Option<(Vec<u64>, Vec<DocumentId>)>,
+    /// Per band of these band keys: whether its bucket is full.
+    full_buckets: Option<(Vec<u64>, Vec<bool>)>,
+    /// Per value of these samples: whether its postings are full.
+    full_postings: Option<(Vec<u64>, Vec<bool>)>,
     /// Records read so far (`None`: no such document).
     records: HashMap<DocumentId, Option<StoredDocument>>,
 }
@@ -91,7 +93,8 @@ impl ReadAhead {
             .unzip();
         let samples: Vec<i64> = reads.samples.iter().map(|&v| v as i64).collect();
         sqlx::query_as(
-            "SELECT * FROM index_decision_reads($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+            "SELECT * FROM index_decision_reads($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, \
+             $12, $13)",
         )
         .bind(crawl)
         .bind(crawl_key)
@@ -102,8 +105,10 @@ impl ReadAhead {
         .bind(&bands)
         .bind(&bucket_keys)
         .bind(MAX_CANDIDATES as i32)
+        .bind(MAX_BUCKET_MEMBERS as i32)
         .bind(&samples)
-        .bind(CONTAINMENT_CANDIDATES as i32)
+        .bind(if reads.rank { CONTAINMENT_CANDIDATES as i32 } else { 0 })
+        .bind(MAX_POSTINGS_PER_SAMPLE as i32)
         .fetch_all(&mut **tx)
         .await
     }
@@ -114,6 +119,8 @@ impl ReadAhead {
         let (mut payload, mut tokens) = (None, None);
         let mut candidates: Vec<(i64, DocumentId)> = Vec::new();
         let mut most_posted: Vec<(i64, DocumentId)> = Vec::new();
+        let mut full_bands = vec![false; reads.band_keys.len()];
+        let mut full_samples: Vec<u64> = Vec::new();
         for (kind, key, id, record) in rows {
             let id = document_id(id)?;
             match kind as u8 {
@@ -121,10 +128,29 @@ impl ReadAhead {
                 b't' => tokens = Some(id),
                 b'b' => candidates.push((key, id)),
                 b'r' => most_posted.push((key, id)),
-                _ => {}
+                b'B' => {
+                    if let Some(full) = usize::try_from(key).ok().and_then(|b| full_bands.get_mut(b)) {
+                        *full = true;
+                    }
+                    continue;
+                }
+                b'S' => {
+                    full_samples.push(key as u64);
+                    continue;
+                }
+                _ => continue,
             }
             ahead.remember(id, record.as_deref())?;
         }
+        ahead.full_buckets = Some((reads.band_keys.clone(), full_bands));
+        ahead.full_postings = Some((
+            reads.samples.clone(),
+            reads
+                .samples
+                .iter()
+                .map(|value| full_samples.contains(value))
+                .collect(),
+        ));
         ahead.digests = Some(DigestsRead {
             keys: (reads.payload_key, reads.token_key),
             found: (payload, tokens),
@@ -134,7 +160,7 @@ impl ReadAhead {
             reads.band_keys.clone(),
             candidates.into_iter().map(|(_, id)| id).collect(),
         ));
-        if !reads.samples.is_empty() {
+        if reads.rank {
             most_posted.sort_unstable();
             ahead.most_posted = Some((
                 reads.samples.clone(),
@@ -177,6 +203,24 @@ impl ReadAhead {
     pub(super) fn candidates(&self, band_keys: &[u64], limit: usize) -> Option<Vec<DocumentId>> {
         let (keys, ids) = self.candidates.as_ref()?;
         (keys == band_keys && limit == MAX_CANDIDATES).then(|| ids.clone())
+    }
+
+    /// Per band key: whether its bucket was full when read (exact under the decision's
+    /// exclusive locks, which cover its buckets).
+    pub(super) fn full_buckets(&self, band_keys: &[u64]) -> Option<Vec<bool>> {
+        let (keys, full) = self.full_buckets.as_ref()?;
+        (keys == band_keys).then(|| full.clone())
+    }
+
+    /// Per sample value: whether its postings were full when read (samples are no lock keys:
+    /// a decision at the same moment may add one, as it could between a count and an insert
+    /// in one statement).
+    pub(super) fn full_postings(&self, samples: &[u64]) -> Option<Vec<bool>> {
+        if samples.is_empty() {
+            return Some(Vec::new());
+        }
+        let (keys, full) = self.full_postings.as_ref()?;
+        (keys == samples).then(|| full.clone())
     }
 
     pub(super) fn most_posted(&self, samples: &[u64], limit: usize) -> Option<Vec<DocumentId>> {
