@@ -93,9 +93,7 @@ impl PostgresCrawlState {
 }
 
 impl PostgresCrawlState {
-    fn logged_marks(
-        &self,
-    ) -> std::sync::MutexGuard<'_, Option<std::collections::HashSet<u128>>> {
+    fn logged_marks(&self) -> std::sync::MutexGuard<'_, Option<std::collections::HashSet<u128>>> {
         self.logged
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())

@@ -63,9 +63,8 @@ use crate::polite_frontier::PoliteFrontier;
 use crate::politeness::PolitenessConfig;
 use crate::postgres_host_slot::{Claim, HostClaim, LEASE_BATCH, LeaseBook, claim_front};
 use crate::postgres_queue_rows::{
-    BACK_POSITION, FRONT_POSITION, enqueue_at_back, entry_rows, queue_at_back, requeue_leases_at_front,
-    requeue_left_leases,
-    stored_text, to_i64, url_key,
+    BACK_POSITION, FRONT_POSITION, enqueue_at_back, entry_rows, queue_at_back,
+    requeue_leases_at_front, requeue_left_leases, stored_text, to_i64, url_key,
 };
 use crate::postgres_schema::connect_and_migrate;
 use crate::queue_storage::{
@@ -120,7 +119,8 @@ impl Drop for PostgresQueue {
         // they expire: back to their queues (one try; `flush` already did it at a clean end).
         let leases = lock_ignoring_poison(&self.book).give_back(None);
         if !leases.is_empty() {
-            let (pool, crawl, worker) = (self.pool.clone(), self.crawl.clone(), self.worker.clone());
+            let (pool, crawl, worker) =
+                (self.pool.clone(), self.crawl.clone(), self.worker.clone());
             let _ = self.runtime.block_on(async move {
                 let mut tx = pool.begin().await?;
                 requeue_leases_at_front(&mut tx, &crawl, &worker, &leases).await?;
@@ -148,7 +148,8 @@ impl PostgresFrontierStore {
         let runtime = StoreRuntime::start("frontier-postgres")
             .map_err(|e| FrontierError::Corrupt(format!("cannot start a runtime: {e}")))?;
         let url = config.url.clone();
-        let pool = runtime.block_on(async move { connect_and_migrate(&url, MAX_CONNECTIONS).await })??;
+        let pool =
+            runtime.block_on(async move { connect_and_migrate(&url, MAX_CONNECTIONS).await })??;
         let storage = PostgresQueue {
             pool,
             crawl: config.crawl.clone(),
@@ -179,13 +180,14 @@ impl PostgresQueue {
         self.reconnect.retry(|| {
             let (pool, body) = (self.pool.clone(), body.clone());
             let (crawl, worker) = (self.crawl.clone(), self.worker.clone());
-            self.runtime.block_on(async move {
-                let tx = pool.begin().await?;
-                let (value, tx) = body(tx, crawl, worker).await?;
-                tx.commit().await?;
-                Ok(value)
-            })?
-            .map_err(database(action))
+            self.runtime
+                .block_on(async move {
+                    let tx = pool.begin().await?;
+                    let (value, tx) = body(tx, crawl, worker).await?;
+                    tx.commit().await?;
+                    Ok(value)
+                })?
+                .map_err(database(action))
         })
     }
 
@@ -601,23 +603,24 @@ impl QueueStorage for PostgresQueue {
             to_i64(now_unix_ms),
             i64::try_from(limit).unwrap_or(i64::MAX),
         );
-        let hosts = self.transaction("promote due retries", move |mut tx, crawl, _| async move {
-            let due: Vec<(i64, String)> = sqlx::query_as(
-                "SELECT id, host FROM frontier_entry WHERE crawl = $1 AND state = 'delayed' \
+        let hosts =
+            self.transaction("promote due retries", move |mut tx, crawl, _| async move {
+                let due: Vec<(i64, String)> = sqlx::query_as(
+                    "SELECT id, host FROM frontier_entry WHERE crawl = $1 AND state = 'delayed' \
                  AND due_unix_ms <= $2 ORDER BY due_unix_ms, id LIMIT $3 FOR UPDATE SKIP LOCKED",
-            )
-            .bind(&crawl)
-            .bind(now)
-            .bind(limit_rows)
-            .fetch_all(&mut *tx)
-            .await?;
-            let mut hosts = Vec::with_capacity(due.len());
-            for (id, host) in due {
-                queue_at_back(&mut tx, &crawl, &host, id).await?;
-                hosts.push(host);
-            }
-            Ok((hosts, tx))
-        })?;
+                )
+                .bind(&crawl)
+                .bind(now)
+                .bind(limit_rows)
+                .fetch_all(&mut *tx)
+                .await?;
+                let mut hosts = Vec::with_capacity(due.len());
+                for (id, host) in due {
+                    queue_at_back(&mut tx, &crawl, &host, id).await?;
+                    hosts.push(host);
+                }
+                Ok((hosts, tx))
+            })?;
         // A full batch may leave more due: look again at the next step.
         let mut next = lock_ignoring_poison(&self.next_promote_check);
         *next = if hosts.len() >= limit {

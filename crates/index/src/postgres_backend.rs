@@ -215,17 +215,18 @@ impl PostgresDedupIndex {
         }
         let end: i64 = self.reconnect.retry(|| {
             let (pool, crawl) = (self.pool.clone(), self.crawl.clone());
-            self.runtime.block_on(async move {
-                sqlx::query_scalar(
-                    "UPDATE index_meta SET next_id = next_id + $2 WHERE crawl = $1 \
+            self.runtime
+                .block_on(async move {
+                    sqlx::query_scalar(
+                        "UPDATE index_meta SET next_id = next_id + $2 WHERE crawl = $1 \
                      RETURNING next_id",
-                )
-                .bind(&crawl)
-                .bind(ID_BLOCK)
-                .fetch_one(&pool)
-                .await
-            })?
-            .map_err(database("reserve document ids"))
+                    )
+                    .bind(&crawl)
+                    .bind(ID_BLOCK)
+                    .fetch_one(&pool)
+                    .await
+                })?
+                .map_err(database("reserve document ids"))
         })?;
         if end - ID_BLOCK >= i64::from(DocumentId::MAX) {
             return Err(IndexError::Full);
@@ -317,9 +318,10 @@ impl PostgresDedupIndex {
                         keys,
                         reads,
                     } => {
-                        let rows =
-                            ReadAhead::lock_and_read(&mut tx, &crawl, key, &keys, exclusive, &reads)
-                                .await?;
+                        let rows = ReadAhead::lock_and_read(
+                            &mut tx, &crawl, key, &keys, exclusive, &reads,
+                        )
+                        .await?;
                         read_ahead = Some((reads, rows));
                     }
                     Lock::None => {}
@@ -382,9 +384,10 @@ impl PostgresDedupIndex {
     fn count_blocks(&self, host: String, blocks: Vec<i64>) -> Result<(), IndexError> {
         let cap = i32::try_from(COUNT_CAP).unwrap_or(i32::MAX);
         let (pool, crawl) = (self.pool.clone(), self.crawl.clone());
-        self.runtime.block_on(async move {
-            sqlx::query(
-                "WITH host AS (\
+        self.runtime
+            .block_on(async move {
+                sqlx::query(
+                    "WITH host AS (\
                    INSERT INTO index_host (crawl, host, pages) VALUES ($1, $2, 1) \
                    ON CONFLICT (crawl, host) DO UPDATE \
                    SET pages = least(index_host.pages + 1, $4)) \
@@ -392,15 +395,15 @@ impl PostgresDedupIndex {
                  SELECT $1, $2, f, 1 FROM unnest($3::bigint[]) AS f \
                  ON CONFLICT (crawl, host, fingerprint) DO UPDATE \
                  SET pages = least(index_block_count.pages + 1, $4)",
-            )
-            .bind(&crawl)
-            .bind(&host)
-            .bind(&blocks)
-            .bind(cap)
-            .execute(&pool)
-            .await
-        })?
-        .map_err(database("count a page's blocks"))?;
+                )
+                .bind(&crawl)
+                .bind(&host)
+                .bind(&blocks)
+                .bind(cap)
+                .execute(&pool)
+                .await
+            })?
+            .map_err(database("count a page's blocks"))?;
         Ok(())
     }
 

@@ -107,7 +107,11 @@ impl ReadAhead {
         .bind(MAX_CANDIDATES as i32)
         .bind(MAX_BUCKET_MEMBERS as i32)
         .bind(&samples)
-        .bind(if reads.rank { CONTAINMENT_CANDIDATES as i32 } else { 0 })
+        .bind(if reads.rank {
+            CONTAINMENT_CANDIDATES as i32
+        } else {
+            0
+        })
         .bind(MAX_POSTINGS_PER_SAMPLE as i32)
         .fetch_all(&mut **tx)
         .await
@@ -129,7 +133,10 @@ impl ReadAhead {
                 b'b' => candidates.push((key, id)),
                 b'r' => most_posted.push((key, id)),
                 b'B' => {
-                    if let Some(full) = usize::try_from(key).ok().and_then(|b| full_bands.get_mut(b)) {
+                    if let Some(full) = usize::try_from(key)
+                        .ok()
+                        .and_then(|b| full_bands.get_mut(b))
+                    {
                         *full = true;
                     }
                     continue;
@@ -171,11 +178,11 @@ impl ReadAhead {
     }
 
     fn remember(&mut self, id: DocumentId, record: Option<&[u8]>) -> Result<(), IndexError> {
-        if !self.records.contains_key(&id) {
+        if let std::collections::hash_map::Entry::Vacant(entry) = self.records.entry(id) {
             let document = record
                 .map(|bytes| StoredDocument::decode(id, bytes))
                 .transpose()?;
-            self.records.insert(id, document);
+            entry.insert(document);
         }
         Ok(())
     }
