@@ -245,14 +245,16 @@ impl PostgresQueue {
 }
 
 /// The offer of a batch in one statement: $2 the URL keys, $3 their hosts, $4 their stored
-/// entries, in batch order. Answers the keys that were new (joined the seen set); the first
-/// entry of each goes to the back of its host queue, in batch order per host.
+/// entries, in batch order, and $5 the keys of URLs only marked seen. Answers the keys that
+/// were new (joined the seen set); the first entry of each goes to the back of its host queue,
+/// in batch order per host.
 const OFFER_STATEMENT: &str = "\
     WITH input AS (\
       SELECT i.key, i.host, i.entry, i.ord \
       FROM unnest($2::bytea[], $3::text[], $4::text[]) WITH ORDINALITY AS i(key, host, entry, ord)), \
     new AS (\
-      INSERT INTO frontier_seen (crawl, url_key) SELECT $1, key FROM input \
+      INSERT INTO frontier_seen (crawl, url_key) \
+      SELECT $1, k.key FROM (SELECT key FROM input UNION ALL SELECT unnest($5::bytea[])) AS k(key) \
       ON CONFLICT DO NOTHING RETURNING url_key), \
     firsts AS (\
       SELECT DISTINCT ON (i.key) i.host, i.entry, i.ord FROM input i \
@@ -295,11 +297,21 @@ impl QueueStorage for PostgresQueue {
     }
 
     /// One statement: the seen rows, and the entries whose URL was new, each at the back of
-    /// its host queue in batch order (`offer_rows`).
+    /// its host queue in batch order ([`OFFER_STATEMENT`]).
     fn offer(&self, entries: Vec<FrontierEntry>) -> Result<Vec<OfferOutcome>, FrontierError> {
+        Ok(self.offer_and_mark_seen(entries, &[])?.0)
+    }
+
+    /// One statement for both.
+    fn offer_and_mark_seen(
+        &self,
+        entries: Vec<FrontierEntry>,
+        seen_only: &[CanonicalUrl],
+    ) -> Result<(Vec<OfferOutcome>, Vec<bool>), FrontierError> {
         let keys: Vec<Vec<u8>> = entries.iter().map(|e| url_key(&e.url)).collect();
+        let seen_keys: Vec<Vec<u8>> = seen_only.iter().map(url_key).collect();
         let (hosts, texts): (Vec<String>, Vec<String>) = entry_rows(entries).into_iter().unzip();
-        let asked = keys.clone();
+        let (asked, asked_seen) = (keys.clone(), seen_keys.clone());
         let inserted: Vec<Vec<u8>> =
             self.autocommit("offer URLs", move |pool, crawl, _| async move {
                 sqlx::query_scalar(OFFER_STATEMENT)
@@ -307,12 +319,13 @@ impl QueueStorage for PostgresQueue {
                     .bind(&asked)
                     .bind(&hosts)
                     .bind(&texts)
+                    .bind(&asked_seen)
                     .fetch_all(&pool)
                     .await
             })?;
         let mut new: std::collections::HashSet<Vec<u8>> = inserted.into_iter().collect();
-        // The first of the batch with a new key is the one enqueued.
-        Ok(keys
+        // The first of the batch with a new key is the one enqueued (or new).
+        let outcomes = keys
             .iter()
             .map(|key| {
                 if new.remove(key) {
@@ -321,7 +334,11 @@ impl QueueStorage for PostgresQueue {
                     OfferOutcome::AlreadySeen
                 }
             })
-            .collect())
+            .collect();
+        Ok((
+            outcomes,
+            seen_keys.iter().map(|key| new.remove(key)).collect(),
+        ))
     }
 
     fn offer_again(&self, entries: Vec<FrontierEntry>) -> Result<(), FrontierError> {

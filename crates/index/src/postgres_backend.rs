@@ -54,11 +54,17 @@ mod storage_rows;
 use read_ahead::{FirstReads, ReadAhead};
 use storage_rows::{
     PgStorage, block_counts_in_order, capped_count, document_id, fingerprint_keys,
-    read_block_counts, read_host_pages,
+    read_block_and_host_counts, read_host_pages,
 };
 
 /// Connections an index keeps open at most.
 const MAX_CONNECTIONS: u32 = 8;
+
+thread_local! {
+    /// The page count of a host read with its block counts on this thread (the crawl's lock
+    /// key, the host, the count), for the question that follows.
+    static HOST_PAGES_READ: RefCell<Option<(i64, String, Option<i32>)>> = const { RefCell::new(None) };
+}
 
 /// Document ids a process reserves at a time (see [`IdReservations`]).
 const ID_BLOCK: i64 = 64;
@@ -459,22 +465,36 @@ impl DedupIndex for PostgresDedupIndex {
         self.with_storage(Lock::None, |storage| storage.document(id))
     }
 
-    /// One statement outside a transaction (asked for every page).
+    /// One statement outside a transaction (asked for every page), which also reads the
+    /// host's page count for the [`host_document_count`](DedupIndex::host_document_count) that
+    /// follows on this thread (the pipeline asks for both, one after the other).
     fn block_page_counts(&self, host: &str, fingerprints: &[u64]) -> Result<Vec<u32>, IndexError> {
         let wanted = fingerprint_keys(fingerprints);
-        let rows = self.single_read("read block counts", |pool, crawl| {
+        let (rows, host_pages) = self.single_read("read block counts", |pool, crawl| {
             let (host, wanted) = (host.to_string(), wanted.clone());
-            async move { read_block_counts(&pool, &crawl, &host, &wanted).await }
+            async move { read_block_and_host_counts(&pool, &crawl, &host, &wanted).await }
         })?;
+        HOST_PAGES_READ.with(|read| {
+            *read.borrow_mut() = Some((self.lock_key, host.to_string(), host_pages));
+        });
         Ok(block_counts_in_order(fingerprints, rows))
     }
 
-    /// One statement outside a transaction (asked for every page).
+    /// Read with the block counts just before on this thread, or one statement outside a
+    /// transaction.
     fn host_document_count(&self, host: &str) -> Result<u32, IndexError> {
-        let pages = self.single_read("read a host's page count", |pool, crawl| {
-            let host = host.to_string();
-            async move { read_host_pages(&pool, &crawl, &host).await }
-        })?;
+        let read_before = HOST_PAGES_READ.with(|read| {
+            read.borrow_mut()
+                .take()
+                .filter(|(crawl, read_host, _)| *crawl == self.lock_key && read_host == host)
+        });
+        let pages = match read_before {
+            Some((_, _, pages)) => pages,
+            None => self.single_read("read a host's page count", |pool, crawl| {
+                let host = host.to_string();
+                async move { read_host_pages(&pool, &crawl, &host).await }
+            })?,
+        };
         Ok(pages.map_or(0, capped_count))
     }
 

@@ -502,6 +502,37 @@ pub(super) async fn read_block_counts<'c>(
     .await
 }
 
+/// [`read_block_counts`] and [`read_host_pages`] in one statement.
+pub(super) async fn read_block_and_host_counts(
+    pool: &PgPool,
+    crawl: &str,
+    host: &str,
+    wanted: &[i64],
+) -> Result<(Vec<(i64, Option<i32>)>, Option<i32>), sqlx::Error> {
+    let rows: Vec<(Option<i64>, Option<i32>)> = sqlx::query_as(
+        // As in `read_block_counts`, plus a last row without a fingerprint: the host's count.
+        "SELECT f.fingerprint, (SELECT b.pages FROM index_block_count b \
+         WHERE b.crawl = $1 AND b.host = $2 AND b.fingerprint = f.fingerprint) \
+         FROM unnest($3::bigint[]) AS f(fingerprint) \
+         UNION ALL SELECT NULL, (SELECT h.pages FROM index_host h \
+         WHERE h.crawl = $1 AND h.host = $2)",
+    )
+    .bind(crawl)
+    .bind(host)
+    .bind(wanted)
+    .fetch_all(pool)
+    .await?;
+    let mut host_pages = None;
+    let mut counts = Vec::with_capacity(rows.len());
+    for (fingerprint, pages) in rows {
+        match fingerprint {
+            Some(fingerprint) => counts.push((fingerprint, pages)),
+            None => host_pages = pages,
+        }
+    }
+    Ok((counts, host_pages))
+}
+
 /// The counts of [`read_block_counts`] in the order of `fingerprints` (0 for none).
 pub(super) fn block_counts_in_order(
     fingerprints: &[u64],
