@@ -130,6 +130,14 @@ impl Drop for PostgresQueue {
     }
 }
 
+/// What the statement that ends a lease writes besides (see `PostgresQueue::end_lease`).
+#[derive(Default)]
+struct EndedLease {
+    host: Option<String>,
+    text: Option<String>,
+    due_unix_ms: Option<i64>,
+}
+
 /// How long a worker goes without looking for due retries when it knows of none: retries
 /// other workers delayed are promoted at most this late.
 const PROMOTE_POLL_MS: u64 = 1000;
@@ -210,17 +218,36 @@ impl PostgresQueue {
 impl PostgresQueue {
     /// Ends a lease in the database: its URL is done.
     fn end_lease_in_database(&self, lease_id: u64) -> Result<(), FrontierError> {
+        self.end_lease(
+            "finish a lease",
+            lease_id,
+            "DELETE FROM frontier_entry WHERE crawl = $1 AND lease_id = $3 AND lease_owner = $4"
+                .to_string(),
+            EndedLease::default(),
+        )
+    }
+
+    /// Ends a lease with one statement fenced on it (`$1` crawl, `$2` host, `$3` lease, `$4`
+    /// worker, `$5` stored entry, `$6` due time in Unix milliseconds) and takes it out of the
+    /// book.
+    fn end_lease(
+        &self,
+        action: &'static str,
+        lease_id: u64,
+        statement: String,
+        ended: EndedLease,
+    ) -> Result<(), FrontierError> {
         let lease = to_i64(lease_id);
-        self.autocommit("finish a lease", move |pool, crawl, worker| async move {
-            sqlx::query(
-                "DELETE FROM frontier_entry WHERE crawl = $1 AND lease_id = $2 \
-                 AND lease_owner = $3",
-            )
-            .bind(&crawl)
-            .bind(lease)
-            .bind(&worker)
-            .execute(&pool)
-            .await?;
+        self.autocommit(action, move |pool, crawl, worker| async move {
+            sqlx::query(&statement)
+                .bind(&crawl)
+                .bind(&ended.host)
+                .bind(lease)
+                .bind(&worker)
+                .bind(&ended.text)
+                .bind(ended.due_unix_ms)
+                .execute(&pool)
+                .await?;
             Ok(())
         })?;
         lock_ignoring_poison(&self.book).ended(lease_id);
@@ -547,30 +574,26 @@ impl QueueStorage for PostgresQueue {
         attempts: u8,
         end: QueueEnd,
     ) -> Result<(), FrontierError> {
-        let lease = to_i64(lease_id);
         let host = entry.url.host().to_string();
         let text = stored_text(entry, attempts);
         let position = match end {
             QueueEnd::Front => FRONT_POSITION,
             QueueEnd::Back => BACK_POSITION,
         };
-        self.autocommit("requeue a lease", move |pool, crawl, worker| async move {
-            sqlx::query(&format!(
+        self.end_lease(
+            "requeue a lease",
+            lease_id,
+            format!(
                 "UPDATE frontier_entry SET state = 'queued', entry = $5, lease_id = NULL, \
                  lease_owner = NULL, lease_expires_at = NULL, position = {position} \
                  WHERE crawl = $1 AND lease_id = $3 AND lease_owner = $4"
-            ))
-            .bind(&crawl)
-            .bind(&host)
-            .bind(lease)
-            .bind(&worker)
-            .bind(&text)
-            .execute(&pool)
-            .await?;
-            Ok(())
-        })?;
-        lock_ignoring_poison(&self.book).ended(lease_id);
-        Ok(())
+            ),
+            EndedLease {
+                host: Some(host),
+                text: Some(text),
+                due_unix_ms: None,
+            },
+        )
     }
 
     fn delay(
@@ -580,35 +603,26 @@ impl QueueStorage for PostgresQueue {
         attempts: u8,
         due_unix_ms: u64,
     ) -> Result<(), FrontierError> {
-        let (lease, due) = (to_i64(lease_id), to_i64(due_unix_ms));
-        let text = stored_text(entry, attempts);
         {
             // This worker's own retry: looked for when due.
             let mut next = lock_ignoring_poison(&self.next_promote_check);
             *next = (*next).min(due_unix_ms);
         }
-        self.autocommit("delay a lease", move |pool, crawl, worker| async move {
-            sqlx::query(
-                "UPDATE frontier_entry SET state = 'delayed', entry = $4, due_unix_ms = $5, \
-                 lease_id = NULL, lease_owner = NULL, lease_expires_at = NULL \
-                 WHERE crawl = $1 AND lease_id = $2 AND lease_owner = $3",
-            )
-            .bind(&crawl)
-            .bind(lease)
-            .bind(&worker)
-            .bind(&text)
-            .bind(due)
-            .execute(&pool)
-            .await?;
-            Ok(())
-        })?;
-        lock_ignoring_poison(&self.book).ended(lease_id);
-        Ok(())
+        self.end_lease(
+            "delay a lease",
+            lease_id,
+            "UPDATE frontier_entry SET state = 'delayed', entry = $5, due_unix_ms = $6, \
+             lease_id = NULL, lease_owner = NULL, lease_expires_at = NULL \
+             WHERE crawl = $1 AND lease_id = $3 AND lease_owner = $4"
+                .to_string(),
+            EndedLease {
+                host: None,
+                text: Some(stored_text(entry, attempts)),
+                due_unix_ms: Some(to_i64(due_unix_ms)),
+            },
+        )
     }
 
-    /// Looks for due retries only when one of this worker's is due, when `first_due` saw one
-    /// due, or [`PROMOTE_POLL_MS`] after the last look (other workers' retries): a
-    /// transaction of three round trips on every scheduling step found nothing nearly always.
     fn promote_due(&self, now_unix_ms: u64, limit: usize) -> Result<Vec<String>, FrontierError> {
         {
             let next = lock_ignoring_poison(&self.next_promote_check);

@@ -108,39 +108,23 @@ impl PgStorage<'_> {
 /// Stores a document in one statement (data-modifying CTEs: each round trip is held under the
 /// decision's locks, which other checks of related documents wait for): its record ($2 id, $3
 /// original, $4 record), bucket rows ($5 bands, $6 bucket keys), postings ($7) and digests ($8
-/// kinds, $9 keys). The buckets and postings given have room (the decision's first reads
-/// counted them).
-const STORE_COUNTED: &str = "\
-    WITH document AS (\
-      INSERT INTO index_document (crawl, id, original, record) VALUES ($1, $2, $3, $4)), \
-    bucket AS (\
-      INSERT INTO index_bucket (crawl, band, bucket_key, id) \
-      SELECT $1, b.band, b.bucket_key, $2 \
-      FROM unnest($5::smallint[], $6::bigint[]) AS b(band, bucket_key)), \
-    posting AS (\
-      INSERT INTO index_posting (crawl, sample, id) \
-      SELECT $1, s.sample, $2 FROM unnest($7::bigint[]) AS s(sample) ON CONFLICT DO NOTHING) \
-    INSERT INTO index_digest (crawl, kind, digest_key, id) \
-    SELECT $1, d.kind, d.digest_key, $2 \
-    FROM unnest($8::\"char\"[], $9::bigint[]) AS d(kind, digest_key) ON CONFLICT DO NOTHING";
-
-/// [`STORE_COUNTED`] for buckets and postings not counted yet: each is added only while it has
-/// fewer members than $10 ([`MAX_BUCKET_MEMBERS`]) or postings than $11
-/// ([`MAX_POSTINGS_PER_SAMPLE`]).
-const STORE_COUNTING: &str = "\
+/// kinds, $9 keys). With $10 the buckets and postings given have room (the decision's first
+/// reads counted them); without, each is added only while it has fewer members than $11
+/// ([`MAX_BUCKET_MEMBERS`]) or postings than $12 ([`MAX_POSTINGS_PER_SAMPLE`]).
+const STORE_DOCUMENT: &str = "\
     WITH document AS (\
       INSERT INTO index_document (crawl, id, original, record) VALUES ($1, $2, $3, $4)), \
     bucket AS (\
       INSERT INTO index_bucket (crawl, band, bucket_key, id) \
       SELECT $1, b.band, b.bucket_key, $2 \
       FROM unnest($5::smallint[], $6::bigint[]) AS b(band, bucket_key) \
-      WHERE (SELECT count(*) FROM index_bucket m WHERE m.crawl = $1 \
-             AND m.band = b.band AND m.bucket_key = b.bucket_key) < $10), \
+      WHERE $10 OR (SELECT count(*) FROM index_bucket m WHERE m.crawl = $1 \
+                    AND m.band = b.band AND m.bucket_key = b.bucket_key) < $11), \
     posting AS (\
       INSERT INTO index_posting (crawl, sample, id) \
       SELECT $1, s.sample, $2 FROM unnest($7::bigint[]) AS s(sample) \
-      WHERE (SELECT count(*) FROM index_posting m WHERE m.crawl = $1 \
-             AND m.sample = s.sample) < $11 \
+      WHERE $10 OR (SELECT count(*) FROM index_posting m WHERE m.crawl = $1 \
+                    AND m.sample = s.sample) < $12 \
       ON CONFLICT DO NOTHING) \
     INSERT INTO index_digest (crawl, kind, digest_key, id) \
     SELECT $1, d.kind, d.digest_key, $2 \
@@ -415,7 +399,7 @@ impl IndexStorage for PgStorage<'_> {
                 .full_buckets(&band_keys)
                 .zip(read_ahead.full_postings(&posted))
         };
-        let statement = match full {
+        let counted = match full {
             Some((full_buckets, full_postings)) => {
                 let mut band = full_buckets.iter();
                 bucket.0.retain(|_| band.next() == Some(&false));
@@ -423,16 +407,16 @@ impl IndexStorage for PgStorage<'_> {
                 bucket.1.retain(|_| band.next() == Some(&false));
                 let mut value = full_postings.iter();
                 samples.retain(|_| value.next() == Some(&false));
-                STORE_COUNTED
+                true
             }
-            None => STORE_COUNTING,
+            None => false,
         };
         let (id, host, bytes) = (i64::from(record.id), record.host.clone(), record.encode());
         if original {
             *self.pending_counts.borrow_mut() = Some((host, blocks));
         }
         self.call("store a document", move |mut tx, crawl| async move {
-            let mut query = sqlx::query(statement)
+            let result = sqlx::query(STORE_DOCUMENT)
                 .bind(&crawl)
                 .bind(id)
                 .bind(original)
@@ -441,13 +425,13 @@ impl IndexStorage for PgStorage<'_> {
                 .bind(&bucket.1)
                 .bind(&samples)
                 .bind(&digests.0)
-                .bind(&digests.1);
-            if statement == STORE_COUNTING {
-                query = query
-                    .bind(MAX_BUCKET_MEMBERS as i64)
-                    .bind(MAX_POSTINGS_PER_SAMPLE as i64);
-            }
-            let result = query.execute(&mut *tx).await.map(|_| ());
+                .bind(&digests.1)
+                .bind(counted)
+                .bind(MAX_BUCKET_MEMBERS as i64)
+                .bind(MAX_POSTINGS_PER_SAMPLE as i64)
+                .execute(&mut *tx)
+                .await
+                .map(|_| ());
             (result, tx)
         })
     }
