@@ -8,6 +8,7 @@
 //! * Shingle-set dump: the exchange format with the Python peers (`benches/peers/`).
 
 pub mod extraction;
+pub mod template_truth;
 pub mod truth;
 
 use std::io::{BufReader, BufWriter, Read, Write};

@@ -43,6 +43,7 @@ pub mod block_counts;
 mod decision;
 pub mod document_log;
 mod overlap;
+mod own_content;
 mod postgres_backend;
 mod postgres_schema;
 mod record;
@@ -50,6 +51,7 @@ mod sled_backend;
 mod storage;
 
 pub use overlap::{OverlapEstimate, OverlapOptions, estimate_overlap};
+pub use own_content::{ContentUnit, DISTINCT_CONTENT_TOKENS, missing_tokens};
 pub use postgres_backend::PostgresDedupIndex;
 pub use postgres_schema::connect_and_migrate;
 pub use record::{DocumentId, DocumentLink, SIGNATURE_BITS, StoredDocument};
@@ -203,13 +205,18 @@ pub struct DocumentFingerprint {
     /// [`SMALL_SET_MAX`] shingles the MinHash estimate is noisy, so two small documents are
     /// verified by their exact resemblance instead (it costs no more than the signature).
     pub small_shingles: Option<Vec<u32>>,
-    /// Fingerprints of the page's candidate content blocks: counted for the host when the
-    /// document is new.
+    /// Keys of the page's main-content blocks (hashes of their normalized tokens, template
+    /// included): counted for the host when the document is new, and stored for every
+    /// document so a later page of the host can tell which of its blocks this one has.
     pub block_fingerprints: Vec<u64>,
-    /// Sketches of the page's substantial content blocks (see
-    /// [`dedupcrawl_sketch::BlockSketch`]): a page is never a duplicate of, nor contained in,
-    /// a page of its own host that has no counterpart for one of them.
+    /// Sketches of the page's substantial non-template content blocks (see
+    /// [`dedupcrawl_sketch::BlockSketch`]): stored, so an edited paragraph of a later page
+    /// finds its counterpart here.
     pub block_sketches: Vec<dedupcrawl_sketch::BlockSketch>,
+    /// The page's non-template content blocks (link lists left out): a page is never a
+    /// duplicate of, nor contained in, a page of its own host that lacks
+    /// [`DISTINCT_CONTENT_TOKENS`] or more of their tokens (see [`missing_tokens`]).
+    pub own_content: Vec<ContentUnit>,
 }
 
 impl DocumentFingerprint {
@@ -224,6 +231,7 @@ impl DocumentFingerprint {
             small_shingles: None,
             block_fingerprints: Vec::new(),
             block_sketches: Vec::new(),
+            own_content: Vec::new(),
         }
     }
 

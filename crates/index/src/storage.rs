@@ -5,10 +5,10 @@
 use crate::record::{DocumentId, StoredDocument};
 use crate::{IndexConfig, IndexError};
 
-/// Version 6: the extractor's verdict is mapped onto our blocks with words also cut at a
-/// lowercase-uppercase boundary (version 5 kept other blocks of some pages, so its
-/// fingerprints were computed on other text). Every backend stores it and refuses another one.
-pub(crate) const FORMAT_VERSION: &str = "dedupcrawl-index/6";
+/// Version 7: block keys are hashes of a block's normalized tokens (were of its folded text),
+/// stored for cluster members too, for the own-content check. Every backend stores it and
+/// refuses another one.
+pub(crate) const FORMAT_VERSION: &str = "dedupcrawl-index/7";
 
 /// The settings signatures depend on, as stored with an index: reopening with other ones is
 /// [`IndexError::ParameterMismatch`].
