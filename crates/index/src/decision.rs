@@ -4,7 +4,7 @@
 //! decides alike, bit for bit.
 
 use dedupcrawl_sketch::{BlockSketch, MinHashSignature, ModSample};
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::record::{DocumentId, DocumentLink, SAMPLE_BITS, SIGNATURE_BITS, StoredDocument};
 use crate::storage::IndexStorage;
