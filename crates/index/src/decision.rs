@@ -11,7 +11,10 @@ use crate::storage::IndexStorage;
 use crate::{DedupDecision, DocumentFingerprint, DocumentRef, ExactBasis, IndexConfig, IndexError};
 
 /// Candidates verified per document at most (a bucket this crowded is one big cluster).
-const MAX_CANDIDATES: usize = 256;
+pub(crate) const MAX_CANDIDATES: usize = 256;
+/// Documents checked for containment per document at most: those posted under the most of its
+/// posted samples.
+pub(crate) const CONTAINMENT_CANDIDATES: usize = 16;
 /// Originals of close cluster members checked per document, at most.
 const MAX_ORIGINALS_CHECKED: usize = 16;
 /// How far below the threshold a page may be from the original of a cluster member it is
@@ -249,19 +252,10 @@ impl DecisionAlgorithm<'_> {
         if sample.values.len() < self.config.containment_min_samples {
             return Ok((None, Vec::new()));
         }
-        let mut hits: FxHashMap<DocumentId, usize> = FxHashMap::default();
-        for members in state.postings_of(&posted_samples(sample))? {
-            for id in members {
-                *hits.entry(id).or_default() += 1;
-            }
-        }
-        let mut ranked: Vec<(DocumentId, usize)> = hits.into_iter().collect();
-        ranked.sort_by_key(|&(id, n)| (std::cmp::Reverse(n), id));
-        ranked.truncate(16);
+        let ids = state.most_posted(&posted_samples(sample), CONTAINMENT_CANDIDATES)?;
         let mut inside: Option<(DocumentId, f64)> = None;
         let mut around: Vec<(DocumentId, f64)> = Vec::new();
         let min = self.config.containment_min_samples;
-        let ids: Vec<DocumentId> = ranked.iter().map(|&(id, _)| id).collect();
         let records = state.documents(&ids)?;
         for (id, stored) in ids.into_iter().zip(records) {
             let Some(stored) = stored else {

@@ -130,6 +130,12 @@ pub enum IndexError {
     Runtime(String),
 }
 
+impl From<dedupcrawl_reconnect::CallPanicked> for IndexError {
+    fn from(panicked: dedupcrawl_reconnect::CallPanicked) -> Self {
+        IndexError::Runtime(panicked.to_string())
+    }
+}
+
 /// Settings that decide what counts as a duplicate. Stored with the index: reopening with
 /// signature-incompatible settings is an error.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]

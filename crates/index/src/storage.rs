@@ -55,12 +55,24 @@ pub(crate) trait IndexStorage {
     fn documents(&self, ids: &[DocumentId]) -> Result<Vec<Option<StoredDocument>>, IndexError> {
         ids.iter().map(|&id| self.document(id)).collect()
     }
-    /// [`posting_members`](IndexStorage::posting_members) of each value, in the order asked.
-    fn postings_of(&self, sample_values: &[u64]) -> Result<Vec<Vec<DocumentId>>, IndexError> {
-        sample_values
-            .iter()
-            .map(|&value| self.posting_members(value))
-            .collect()
+    /// The documents posted under the most of `sample_values` (ties: the smaller id), at most
+    /// `limit`: the containment candidates. A backend a round trip away ranks them where the
+    /// postings are (hundreds of rows a document).
+    fn most_posted(
+        &self,
+        sample_values: &[u64],
+        limit: usize,
+    ) -> Result<Vec<DocumentId>, IndexError> {
+        let mut hits: rustc_hash::FxHashMap<DocumentId, usize> = Default::default();
+        for &value in sample_values {
+            for id in self.posting_members(value)? {
+                *hits.entry(id).or_default() += 1;
+            }
+        }
+        let mut ranked: Vec<(DocumentId, usize)> = hits.into_iter().collect();
+        ranked.sort_by_key(|&(id, n)| (std::cmp::Reverse(n), id));
+        ranked.truncate(limit);
+        Ok(ranked.into_iter().map(|(id, _)| id).collect())
     }
     /// The first document indexed under a 64-bit payload-digest key.
     fn payload_match(&self, key: u64) -> Result<Option<DocumentId>, IndexError>;
