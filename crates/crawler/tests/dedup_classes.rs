@@ -12,23 +12,16 @@ use std::time::Instant;
 use dedupcrawl_crawler::run_crawl;
 use dedupcrawl_testsite::{ClassesSite, ClassesTruth, PageClass};
 
-use common::class_scores::{ClassScore, Ratio, last_lines, score};
-use common::served_text::{containment, http_get, jaccard, main_blocks, own_text_shingles};
+use common::class_scores::{ClassScore, Ratio, last_lines, score, table};
+use common::served_text::{http_get, main_blocks};
 use common::*;
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("runtime")
-}
+use dedupcrawl_testsite::similarity::{containment, jaccard, own_text_shingles};
 
 /// One crawl of the class hosts, scored per class (printed once).
 fn measured() -> &'static HashMap<PageClass, ClassScore> {
     static SCORES: OnceLock<HashMap<PageClass, ClassScore>> = OnceLock::new();
     SCORES.get_or_init(|| {
-        runtime().block_on(async {
+        common::runtime().block_on(async {
             let site = ClassesSite::start().await.expect("class hosts start");
             let dir = tempfile::tempdir().expect("tempdir");
             let out = dir.path().join("out");
@@ -50,49 +43,6 @@ fn measured() -> &'static HashMap<PageClass, ClassScore> {
     })
 }
 
-fn table(scores: &HashMap<PageClass, ClassScore>) -> String {
-    let mut out = format!(
-        "{:<15} {:>17} {:>10} {:>13} {:>13} {:>15}\n",
-        "class",
-        "distinct archived",
-        "false dup",
-        "copies linked",
-        "parts linked",
-        "copies archived"
-    );
-    for class in PageClass::ALL {
-        let s = &scores[&class];
-        out.push_str(&format!(
-            "{:<15} {:>17} {:>10} {:>13} {:>13} {:>15}\n",
-            class.name(),
-            s.distinct_archived.to_string(),
-            s.false_duplicates.len(),
-            s.copies_linked.to_string(),
-            s.parts_linked.to_string(),
-            s.copies_archived.to_string()
-        ));
-        for (url, d, of) in &s.false_duplicates {
-            out.push_str(&format!("    false duplicate: {url} {d} of {of}\n"));
-        }
-        for (url, d) in &s.distinct_lost {
-            out.push_str(&format!("    distinct not archived: {url} ({d})\n"));
-        }
-        for (url, d, of) in &s.copies_misplaced {
-            out.push_str(&format!("    copy not linked: {url} {d} of {of:?}\n"));
-        }
-        for (url, d, of) in &s.parts_unlinked {
-            out.push_str(&format!("    part not linked: {url} {d} of {of:?}\n"));
-        }
-        if s.parts_linked.total > 0 {
-            out.push_str(&format!(
-                "    parts linked: fetched before the whole {}, after {}\n",
-                s.parts_linked_before, s.parts_linked_after
-            ));
-        }
-    }
-    out
-}
-
 fn total(f: impl Fn(&ClassScore) -> Ratio) -> Ratio {
     let mut sum = Ratio::default();
     for s in measured().values() {
@@ -106,7 +56,7 @@ fn total(f: impl Fn(&ClassScore) -> Ratio) -> Ratio {
 /// parts are ≥ 90 % inside their whole.
 #[test]
 fn fixtures_match_their_truth() {
-    runtime().block_on(async {
+    common::runtime().block_on(async {
         let site = ClassesSite::start().await.expect("class hosts start");
         let truth: &ClassesTruth = site.truth();
         let mut pages = HashMap::new();
