@@ -268,6 +268,8 @@ impl DedupStage {
         // tokens. Blocks with no token (a lone number, punctuation) are not content.
         let mut content_tokens = Vec::new();
         let mut blocks: Vec<ContentBlock> = Vec::new();
+        // `RUST_LOG=dedupcrawl_pipeline=trace` logs the blocks a page is compared on.
+        let trace_view = tracing::enabled!(tracing::Level::TRACE);
         if self.settings.view == View::MainContent {
             for block in self
                 .textprep
@@ -287,6 +289,7 @@ impl DedupStage {
                     key: content_block_key(&content_tokens[range.clone()]),
                     range,
                     links: block.link_density() > LINK_LIST_DENSITY,
+                    preview: trace_view.then(|| block.text.chars().take(70).collect()),
                 });
             }
         }
@@ -336,6 +339,24 @@ impl DedupStage {
                         tokens: tokens.len().min(usize::from(u16::MAX)) as u16,
                         sketch,
                     });
+                }
+                if trace_view {
+                    for block in &blocks {
+                        let role = if template.contains(&block.key) {
+                            "template"
+                        } else if block.links {
+                            "links"
+                        } else {
+                            "own"
+                        };
+                        tracing::trace!(
+                            url = name,
+                            role,
+                            tokens = block.range.len(),
+                            text = block.preview.as_deref().unwrap_or(""),
+                            "compared block"
+                        );
+                    }
                 }
                 let main: Vec<u64> = blocks
                     .iter()
@@ -492,6 +513,8 @@ struct ContentBlock {
     key: u64,
     range: std::ops::Range<usize>,
     links: bool,
+    /// The block's first characters, kept only while the view is traced.
+    preview: Option<String>,
 }
 
 /// The key of a content block: a hash of its normalized token hashes (see

@@ -1,13 +1,23 @@
 //! Serves the dedupcrawl test site until Ctrl-C, for manual crawls.
 //!
 //! `cargo run -p dedupcrawl-testsite [-- --json]`: prints the host URLs (and with `--json`
-//! the full ground truth as JSON).
+//! the full ground truth as JSON). `-- --varied SEED [--json]` serves the randomized "unseen
+//! site" hosts of that seed instead (`VariedSites`), e.g. to crawl them with the release
+//! binary and ask `dedupcrawl why` about a decision.
 
-use dedupcrawl_testsite::TestSite;
+use dedupcrawl_testsite::{TestSite, VariedSites};
 
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
-    let json = std::env::args().any(|a| a == "--json");
+    let args: Vec<String> = std::env::args().collect();
+    let json = args.iter().any(|a| a == "--json");
+    if let Some(at) = args.iter().position(|a| a == "--varied") {
+        let Some(seed) = args.get(at + 1).and_then(|s| s.parse::<u64>().ok()) else {
+            eprintln!("--varied needs a seed, a whole number: --varied 11");
+            std::process::exit(2);
+        };
+        return serve_varied(seed, json).await;
+    }
     let site = TestSite::start().await?;
     let expected = site.expected();
     println!("host A (The Meridian Gazette): {}", site.main_url());
@@ -28,5 +38,22 @@ async fn main() -> std::io::Result<()> {
     println!("Serving; press Ctrl-C to stop.");
     tokio::signal::ctrl_c().await?;
     println!("Stopped; {} requests served.", site.request_log().len());
+    Ok(())
+}
+
+async fn serve_varied(seed: u64, json: bool) -> std::io::Result<()> {
+    let sites = VariedSites::start(seed).await?;
+    let truth = sites.truth();
+    for host in &truth.hosts {
+        println!("{:<10} {:?}: {}", host.role, host.style, host.base);
+    }
+    if json {
+        match serde_json::to_string_pretty(truth) {
+            Ok(s) => println!("{s}"),
+            Err(e) => eprintln!("cannot serialise the truth: {e}"),
+        }
+    }
+    println!("Serving seed {seed}; press Ctrl-C to stop.");
+    tokio::signal::ctrl_c().await?;
     Ok(())
 }
