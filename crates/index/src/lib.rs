@@ -42,6 +42,7 @@
 pub mod block_counts;
 mod decision;
 pub mod document_log;
+mod lookup_tables;
 mod overlap;
 mod postgres_backend;
 mod postgres_schema;

@@ -7,7 +7,8 @@
 //!   (Shrivastava 2017): one hash per shingle instead of `k`, same estimator as classic
 //!   k-permutation MinHash ([`classic_minhash`] is kept as the reference).
 //! * [`BottomSketch`] (`MIN_s`) and [`ModSample`] (`MOD_m`, which also estimates containment).
-//! * [`HashBloomFilter`]: a Bloom filter for keys that are hashes already.
+//! * [`HashBloomFilter`]: a Bloom filter for keys that are hashes already;
+//!   [`BlockedBloomFilter`]: one whose probes of a key stay in one cache line.
 //! * [`LshParams`]: bands × rows chosen for a threshold by minimising weighted false-positive
 //!   and false-negative areas under the S-curve `1-(1-s^r)^b`.
 //!
@@ -27,6 +28,7 @@
 //! ```
 
 mod block_sketch;
+mod blocked_bloom;
 mod bloom;
 mod broder;
 mod digest;
@@ -35,6 +37,7 @@ mod minhash;
 mod shingle;
 
 pub use block_sketch::{BLOCK_SKETCH_VALUES, BlockSketch};
+pub use blocked_bloom::BlockedBloomFilter;
 pub use bloom::HashBloomFilter;
 pub use broder::{BottomSketch, ModSample, super_shingles};
 pub use digest::{PayloadDigest, TokenDigest};
