@@ -8,7 +8,10 @@
 //! * Shingle-set dump: the exchange format with the Python peers (`benches/peers/`).
 
 pub mod extraction;
+mod pair_counts;
 pub mod truth;
+
+pub use pair_counts::PairCounts;
 
 use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};

@@ -32,7 +32,6 @@
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use rustc_hash::FxHashSet;
 
 use crate::block_counts::BlockCounts;
 use crate::decision::{DecisionAlgorithm, payload_digest_key, posted_samples, token_digest_key};
@@ -391,31 +390,19 @@ impl IndexStorage for LockedStorage<'_> {
         self.state.log.read(id)
     }
 
-    fn lsh_candidates(
-        &self,
-        band_keys: &[u64],
-        limit: usize,
-    ) -> Result<Vec<DocumentId>, IndexError> {
+    fn bucket_members(&self, band_keys: &[u64]) -> Result<Vec<Vec<DocumentId>>, IndexError> {
         for (band, &key) in band_keys.iter().enumerate() {
             self.state
                 .lookup
                 .prefetch(Table::Buckets, bucket_key(band, key));
         }
-        let mut seen = FxHashSet::default();
-        let mut out = Vec::new();
-        let mut members = Vec::new();
+        let mut members = Vec::with_capacity(band_keys.len());
         for (band, &key) in band_keys.iter().enumerate() {
-            self.members_into(Table::Buckets, bucket_key(band, key), &mut members)?;
-            for &id in &members {
-                if seen.insert(id) {
-                    out.push(id);
-                    if out.len() >= limit {
-                        return Ok(out);
-                    }
-                }
-            }
+            let mut bucket = Vec::new();
+            self.members_into(Table::Buckets, bucket_key(band, key), &mut bucket)?;
+            members.push(bucket);
         }
-        Ok(out)
+        Ok(members)
     }
 
     fn posting_members(&self, sample_value: u64) -> Result<Vec<DocumentId>, IndexError> {

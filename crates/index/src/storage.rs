@@ -41,13 +41,30 @@ pub(crate) const MAX_POSTINGS_PER_SAMPLE: usize = 256;
 pub(crate) trait IndexStorage {
     /// The record stored under `id`, `None` if there is none (never was, or removed).
     fn document(&self, id: DocumentId) -> Result<Option<StoredDocument>, IndexError>;
+    /// The members of the bucket of each of `band_keys` (band `i` is `band_keys[i]`), each
+    /// in insertion order, in the order of the bands.
+    fn bucket_members(&self, band_keys: &[u64]) -> Result<Vec<Vec<DocumentId>>, IndexError>;
     /// The distinct members of the buckets of `band_keys`, band by band, each bucket in
     /// insertion order, at most `limit` in all.
     fn lsh_candidates(
         &self,
         band_keys: &[u64],
         limit: usize,
-    ) -> Result<Vec<DocumentId>, IndexError>;
+    ) -> Result<Vec<DocumentId>, IndexError> {
+        let mut seen = rustc_hash::FxHashSet::default();
+        let mut out = Vec::new();
+        for members in self.bucket_members(band_keys)? {
+            for id in members {
+                if seen.insert(id) {
+                    out.push(id);
+                    if out.len() >= limit {
+                        return Ok(out);
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
     /// The originals posted under one sampled shingle value, in insertion order.
     fn posting_members(&self, sample_value: u64) -> Result<Vec<DocumentId>, IndexError>;
     /// The records of `ids`, in the order asked ([`document`](IndexStorage::document) each).
