@@ -58,4 +58,3 @@ impl PairCounts {
         self.counts[tri(self.n, i, j)]
     }
 }
-

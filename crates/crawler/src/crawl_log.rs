@@ -314,8 +314,12 @@ mod tests {
         let whole = log.len();
         drop(log);
         // A torn write after the last line.
-        let mut file = OpenOptions::new().append(true).open(&path).unwrap_or_else(|e| panic!("{e}"));
-        file.write_all(b"{\"ts\":\"2026").unwrap_or_else(|e| panic!("{e}"));
+        let mut file = OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap_or_else(|e| panic!("{e}"));
+        file.write_all(b"{\"ts\":\"2026")
+            .unwrap_or_else(|e| panic!("{e}"));
         drop(file);
         let (log, tail) = CrawlLog::open_from(&path, offset).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(log.len(), whole, "the torn line is cut");

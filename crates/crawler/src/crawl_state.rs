@@ -418,9 +418,10 @@ pub(crate) mod behaviour_suite {
 
             assert_eq!(state.crawl_log_checkpoint().unwrap(), None);
             state
-                .record_crawl_log_checkpoint(&log_checkpoint(1, 100, &[("a", 3), ("b", 1)]), &[
-                    "1 http://a.example/y".into(),
-                ])
+                .record_crawl_log_checkpoint(
+                    &log_checkpoint(1, 100, &[("a", 3), ("b", 1)]),
+                    &["1 http://a.example/y".into()],
+                )
                 .unwrap();
             // Only the changed host is recorded (the total is the report's, over both): the
             // other keeps its row.

@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 use dedupcrawl_archive::{CdxjWriter, WarcWriter, WarcWriterConfig};
 use dedupcrawl_fetch::Fetcher;
 use dedupcrawl_frontier::{
-    CanonicalUrl, Completion, FrontierEntry, HostOutcome, Lease, NextUrl,
-    OutOfScopeReason, RobotsCache, RobotsConfig, ScopeDecision,
+    CanonicalUrl, Completion, FrontierEntry, HostOutcome, Lease, NextUrl, OutOfScopeReason,
+    RobotsCache, RobotsConfig, ScopeDecision,
 };
 use dedupcrawl_observe::CrawlObserver;
 use dedupcrawl_pipeline::DedupStage;
@@ -23,12 +23,12 @@ use crate::crawl_log::{CrawlLog, Decision, HOST_GIVEN_UP_NOTE, LogLine};
 use crate::crawl_state::ArchiveCheckpoint;
 use crate::error::CrawlError;
 use crate::host_health::{GivenUpHost, HostHealth, Verdict, waiting_message};
+use crate::log_checkpoint::LogCounts;
 use crate::memory_gate::{MemoryGate, RECHECK_AFTER};
 use crate::mutex::lock;
 use crate::observe_hooks::{SAMPLE_EVERY, observe_line};
 use crate::output_paths::{OutputPaths, warc_files};
 use crate::progress::{ProgressLines, progress_bar, update_progress};
-use crate::log_checkpoint::LogCounts;
 use crate::report::{CrawlReport, ResumeScan};
 use crate::resume::reconcile_archive;
 use crate::revisit::RoundStart;

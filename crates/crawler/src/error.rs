@@ -64,6 +64,12 @@ pub enum CrawlError {
     Worker(String),
 }
 
+impl From<dedupcrawl_reconnect::CallPanicked> for CrawlError {
+    fn from(panicked: dedupcrawl_reconnect::CallPanicked) -> Self {
+        CrawlError::Worker(panicked.to_string())
+    }
+}
+
 impl CrawlError {
     pub(crate) fn io(
         action: &'static str,

@@ -309,13 +309,13 @@ impl Fetched<'_> {
                 }
             }
         }
-        engine.frontier.offer_all(entries)?;
-        // Logged once: the URLs join the seen set (one round trip for the page's links).
+        // Logged once: the out-of-scope URLs join the seen set (one round trip for the page's
+        // links, with the in-scope ones).
         let targets: Vec<CanonicalUrl> = out_of_scope_targets
             .iter()
             .map(|(target, _)| target.clone())
             .collect();
-        let new = engine.frontier.mark_all_seen(&targets)?;
+        let (_, new) = engine.frontier.offer_and_mark_seen(entries, &targets)?;
         for ((target, reason), new) in out_of_scope_targets.into_iter().zip(new) {
             if new {
                 let mut line = LogLine::new(

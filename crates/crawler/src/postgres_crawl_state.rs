@@ -18,7 +18,7 @@
 
 use std::future::Future;
 
-use dedupcrawl_reconnect::Reconnect;
+use dedupcrawl_reconnect::{Reconnect, StoreRuntime};
 use sqlx::postgres::PgPool;
 
 use crate::crawl_state::{
@@ -35,49 +35,23 @@ pub(crate) struct PostgresCrawlState {
     pool: PgPool,
     crawl: String,
     worker: String,
+    /// This worker's crawl-log marks (128-bit hashes of the URLs), read once at the first
+    /// question: only this worker writes them, so the engine's question for every line it
+    /// logs needs no round trip.
+    logged: std::sync::Mutex<Option<std::collections::HashSet<u128>>>,
     reconnect: Reconnect,
-    runtime: Option<tokio::runtime::Runtime>,
-}
-
-impl Drop for PostgresCrawlState {
-    fn drop(&mut self) {
-        // Dropping a runtime blocks; inside an async context that panics, so let it go in the
-        // background.
-        if let Some(runtime) = self.runtime.take() {
-            runtime.shutdown_background();
-        }
-    }
+    runtime: StoreRuntime,
 }
 
 fn database(action: &'static str) -> impl FnOnce(sqlx::Error) -> CrawlError {
     move |source| CrawlError::StatePostgres { action, source }
 }
 
-/// A one-thread runtime of a store's own, so that its synchronous calls work from plain
-/// threads and async tasks alike.
-pub(crate) fn small_runtime(
-    thread_name: &'static str,
-) -> Result<tokio::runtime::Runtime, CrawlError> {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .thread_name(thread_name)
-        .enable_all()
-        .build()
+/// A runtime of a store's own ([`StoreRuntime`]), so that its synchronous calls work from
+/// plain threads and async tasks alike.
+pub(crate) fn small_runtime(thread_name: &'static str) -> Result<StoreRuntime, CrawlError> {
+    StoreRuntime::start(thread_name)
         .map_err(|e| CrawlError::Worker(format!("cannot start a runtime: {e}")))
-}
-
-/// Runs `future` on `runtime` and waits for it (from any thread, inside a runtime or not).
-pub(crate) fn block_on<T: Send + 'static>(
-    runtime: &tokio::runtime::Runtime,
-    future: impl Future<Output = T> + Send + 'static,
-) -> Result<T, CrawlError> {
-    let (sender, receiver) = std::sync::mpsc::sync_channel(1);
-    runtime.spawn(async move {
-        let _ = sender.send(future.await);
-    });
-    receiver
-        .recv()
-        .map_err(|_| CrawlError::Worker("a PostgreSQL call of the crawl state panicked".into()))
 }
 
 impl PostgresCrawlState {
@@ -85,15 +59,16 @@ impl PostgresCrawlState {
     pub(crate) fn connect(url: &str, crawl: &str, worker: &str) -> Result<Self, CrawlError> {
         let runtime = small_runtime("state-postgres")?;
         let url = url.to_string();
-        let pool = block_on(&runtime, async move {
+        let pool = runtime.block_on(async move {
             dedupcrawl_index::connect_and_migrate(&url, MAX_CONNECTIONS).await
         })??;
         Ok(PostgresCrawlState {
             pool,
             crawl: crawl.to_string(),
             worker: worker.to_string(),
+            logged: std::sync::Mutex::default(),
             reconnect: Reconnect::new("crawl state", dedupcrawl_reconnect::DEFAULT_LIMIT),
-            runtime: Some(runtime),
+            runtime,
         })
     }
 
@@ -111,15 +86,24 @@ impl PostgresCrawlState {
         F: FnOnce(PgPool, String, String) -> Fut + Clone,
         Fut: Future<Output = Result<T, sqlx::Error>> + Send + 'static,
     {
-        let runtime = self
-            .runtime
-            .as_ref()
-            .ok_or_else(|| CrawlError::Worker("the crawl state is closed".into()))?;
         self.reconnect.retry(|| {
             let future = body.clone()(self.pool.clone(), self.crawl.clone(), self.worker.clone());
-            block_on(runtime, future)?.map_err(database(action))
+            self.runtime.block_on(future)?.map_err(database(action))
         })
     }
+}
+
+impl PostgresCrawlState {
+    fn logged_marks(&self) -> std::sync::MutexGuard<'_, Option<std::collections::HashSet<u128>>> {
+        self.logged
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+/// The key of a crawl-log mark in memory.
+fn logged_key(url: &str) -> u128 {
+    xxhash_rust::xxh3::xxh3_128(url.as_bytes())
 }
 
 /// A table of one JSON value per URL (or site name) of a crawl.
@@ -247,6 +231,7 @@ impl CrawlStateStore for PostgresCrawlState {
     }
 
     fn mark_logged(&self, url: &str) -> Result<(), CrawlError> {
+        let key = logged_key(url);
         let url = url.to_string();
         self.call("mark a URL logged", move |pool, crawl, worker| async move {
             sqlx::query(
@@ -259,22 +244,31 @@ impl CrawlStateStore for PostgresCrawlState {
             .execute(&pool)
             .await
             .map(drop)
-        })
+        })?;
+        if let Some(marks) = self.logged_marks().as_mut() {
+            marks.insert(key);
+        }
+        Ok(())
     }
 
     fn is_logged(&self, url: &str) -> Result<bool, CrawlError> {
-        let url = url.to_string();
-        self.call("read a logged URL", move |pool, crawl, worker| async move {
-            sqlx::query_scalar(
-                "SELECT EXISTS (SELECT 1 FROM crawl_logged \
-                 WHERE crawl = $1 AND worker = $2 AND url = $3)",
-            )
-            .bind(&crawl)
-            .bind(&worker)
-            .bind(&url)
-            .fetch_one(&pool)
-            .await
-        })
+        let mut marks = self.logged_marks();
+        if marks.is_none() {
+            let urls: Vec<String> =
+                self.call("read logged URLs", move |pool, crawl, worker| async move {
+                    sqlx::query_scalar(
+                        "SELECT url FROM crawl_logged WHERE crawl = $1 AND worker = $2",
+                    )
+                    .bind(&crawl)
+                    .bind(&worker)
+                    .fetch_all(&pool)
+                    .await
+                })?;
+            *marks = Some(urls.iter().map(|url| logged_key(url)).collect());
+        }
+        Ok(marks
+            .as_ref()
+            .is_some_and(|marks| marks.contains(&logged_key(url))))
     }
 
     fn mark_sitemaps_read(&self, host: &str) -> Result<(), CrawlError> {
@@ -497,7 +491,11 @@ impl CrawlStateStore for PostgresCrawlState {
                 .await?;
                 tx.commit().await
             },
-        )
+        )?;
+        if let Some(marks) = self.logged_marks().as_mut() {
+            marks.extend(logged.iter().map(|url| logged_key(url)));
+        }
+        Ok(())
     }
 
     fn revisit_state(&self, url: &str) -> Result<Option<RevisitState>, CrawlError> {

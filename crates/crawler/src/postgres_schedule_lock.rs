@@ -9,8 +9,10 @@ use std::time::{Duration, Instant};
 use sqlx::Connection as _;
 use sqlx::postgres::PgConnection;
 
+use dedupcrawl_reconnect::StoreRuntime;
+
 use crate::error::CrawlError;
-use crate::postgres_crawl_state::{block_on, small_runtime};
+use crate::postgres_crawl_state::small_runtime;
 
 /// How long a taken lock is tried again before giving up: a schedule restarted right after a
 /// kill may find its predecessor's session still ending.
@@ -21,7 +23,7 @@ const RETRY_EVERY: Duration = Duration::from_millis(100);
 pub(crate) struct PostgresScheduleLock {
     /// The session holding the lock (taken out for each query, which needs it by value).
     connection: Mutex<Option<PgConnection>>,
-    runtime: Option<tokio::runtime::Runtime>,
+    runtime: StoreRuntime,
 }
 
 fn database(action: &'static str) -> impl FnOnce(sqlx::Error) -> CrawlError {
@@ -37,7 +39,8 @@ impl PostgresScheduleLock {
     ) -> Result<Option<PostgresScheduleLock>, CrawlError> {
         let runtime = small_runtime("schedule-lock")?;
         let url = url.to_string();
-        let mut connection = block_on(&runtime, async move { PgConnection::connect(&url).await })?
+        let mut connection = runtime
+            .block_on(async move { PgConnection::connect(&url).await })?
             .map_err(database("connect for the schedule lock"))?;
         // A 64-bit key from the name, computed by the server; the prefix keeps it apart from
         // other advisory locks of the same crawl (the index's).
@@ -45,7 +48,7 @@ impl PostgresScheduleLock {
         let deadline = Instant::now() + WAIT_FOR_RELEASE;
         loop {
             let key = key.clone();
-            let (returned, taken) = block_on(&runtime, async move {
+            let (returned, taken) = runtime.block_on(async move {
                 let taken: Result<bool, sqlx::Error> =
                     sqlx::query_scalar("SELECT pg_try_advisory_lock(hashtextextended($1, 0))")
                         .bind(&key)
@@ -57,7 +60,7 @@ impl PostgresScheduleLock {
             if taken.map_err(database("take the schedule lock"))? {
                 return Ok(Some(PostgresScheduleLock {
                     connection: Mutex::new(Some(connection)),
-                    runtime: Some(runtime),
+                    runtime,
                 }));
             }
             if Instant::now() >= deadline {
@@ -70,10 +73,6 @@ impl PostgresScheduleLock {
     /// Fails when the session holding the lock is gone (server restart, network loss): from
     /// then on another schedule may take the lock, so this one must stop starting rounds.
     pub(crate) fn confirm(&self) -> Result<(), CrawlError> {
-        let runtime = self
-            .runtime
-            .as_ref()
-            .ok_or_else(|| CrawlError::Worker("the schedule lock is released".into()))?;
         let mut slot = self
             .connection
             .lock()
@@ -81,7 +80,7 @@ impl PostgresScheduleLock {
         let mut connection = slot
             .take()
             .ok_or_else(|| CrawlError::Worker("the schedule lock's session is lost".into()))?;
-        let (returned, alive) = block_on(runtime, async move {
+        let (returned, alive) = self.runtime.block_on(async move {
             let alive = connection.ping().await;
             (connection, alive)
         })?;
@@ -96,15 +95,12 @@ impl PostgresScheduleLock {
 
 impl Drop for PostgresScheduleLock {
     fn drop(&mut self) {
-        let connection = self.connection.get_mut().ok().and_then(Option::take);
-        if let Some(runtime) = self.runtime.take() {
-            // Ending the session releases the lock at once (a dropped socket would too, once
-            // the server notices).
-            if let Some(connection) = connection {
-                let _ = block_on(&runtime, async move { connection.close().await });
-            }
-            // Dropping a runtime blocks; inside an async context that panics.
-            runtime.shutdown_background();
+        // Ending the session releases the lock at once (a dropped socket would too, once the
+        // server notices).
+        if let Some(connection) = self.connection.get_mut().ok().and_then(Option::take) {
+            let _ = self
+                .runtime
+                .block_on(async move { connection.close().await });
         }
     }
 }

@@ -135,7 +135,10 @@ impl CrawlReport {
     /// Counts one crawl-log line.
     pub fn add(&mut self, line: &LogLine) {
         self.total.add(line);
-        self.hosts.entry(report_host(&line.url)).or_default().add(line);
+        self.hosts
+            .entry(report_host(&line.url))
+            .or_default()
+            .add(line);
     }
 
     /// A plain-text table for the terminal.

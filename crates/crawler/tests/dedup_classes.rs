@@ -13,17 +13,10 @@ use dedupcrawl_crawler::run_crawl;
 use dedupcrawl_pipeline::NearMethodName;
 use dedupcrawl_testsite::{ClassesSite, ClassesTruth, PageClass};
 
-use common::class_scores::{ClassScore, Ratio, last_lines, score};
-use common::served_text::{containment, http_get, jaccard, main_blocks, own_text_shingles};
+use common::class_scores::{ClassScore, Ratio, last_lines, score, table};
+use common::served_text::{http_get, main_blocks};
 use common::*;
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("runtime")
-}
+use dedupcrawl_testsite::similarity::{containment, jaccard, own_text_shingles};
 
 /// One crawl of the class hosts, scored per class (printed once).
 fn measured() -> &'static HashMap<PageClass, ClassScore> {
@@ -38,72 +31,29 @@ fn measured_with_super_shingles() -> &'static HashMap<PageClass, ClassScore> {
 }
 
 fn crawl_and_score(near_method: NearMethodName) -> HashMap<PageClass, ClassScore> {
-    runtime().block_on(async {
-            let site = ClassesSite::start().await.expect("class hosts start");
-            let dir = tempfile::tempdir().expect("tempdir");
-            let out = dir.path().join("out");
-            let started = Instant::now();
-            let mut config = config_for(site.truth().seeds.clone(), &out);
-            config.dedup.near_method = near_method;
-            let report = run_crawl(config).await.expect("crawl runs");
-            eprintln!(
-                "near_method {near_method:?}: crawl took {:?}\n{}",
-                started.elapsed(),
-                report.summary()
-            );
-            let lines = last_lines(&out);
-            let scores: HashMap<PageClass, ClassScore> = site
-                .truth()
-                .classes
-                .iter()
-                .map(|c| (c.class, score(c, &lines)))
-                .collect();
-            eprintln!("{}", table(&scores));
-            scores
-        })
-}
-
-fn table(scores: &HashMap<PageClass, ClassScore>) -> String {
-    let mut out = format!(
-        "{:<15} {:>17} {:>10} {:>13} {:>13} {:>15}\n",
-        "class",
-        "distinct archived",
-        "false dup",
-        "copies linked",
-        "parts linked",
-        "copies archived"
-    );
-    for class in PageClass::ALL {
-        let s = &scores[&class];
-        out.push_str(&format!(
-            "{:<15} {:>17} {:>10} {:>13} {:>13} {:>15}\n",
-            class.name(),
-            s.distinct_archived.to_string(),
-            s.false_duplicates.len(),
-            s.copies_linked.to_string(),
-            s.parts_linked.to_string(),
-            s.copies_archived.to_string()
-        ));
-        for (url, d, of) in &s.false_duplicates {
-            out.push_str(&format!("    false duplicate: {url} {d} of {of}\n"));
-        }
-        for (url, d) in &s.distinct_lost {
-            out.push_str(&format!("    distinct not archived: {url} ({d})\n"));
-        }
-        for (url, d, of) in &s.copies_misplaced {
-            out.push_str(&format!("    copy not linked: {url} {d} of {of:?}\n"));
-        }
-        for (url, d, of) in &s.parts_unlinked {
-            out.push_str(&format!("    part not linked: {url} {d} of {of:?}\n"));
-        }
-        if s.parts_linked.total > 0 {
-            out.push_str(&format!(
-                "    parts linked: fetched before the whole {}, after {}\n",
-                s.parts_linked_before, s.parts_linked_after
-            ));
-        }
-    }
-    out
+    common::runtime().block_on(async {
+        let site = ClassesSite::start().await.expect("class hosts start");
+        let dir = tempfile::tempdir().expect("tempdir");
+        let out = dir.path().join("out");
+        let started = Instant::now();
+        let mut config = config_for(site.truth().seeds.clone(), &out);
+        config.dedup.near_method = near_method;
+        let report = run_crawl(config).await.expect("crawl runs");
+        eprintln!(
+            "near_method {near_method:?}: crawl took {:?}\n{}",
+            started.elapsed(),
+            report.summary()
+        );
+        let lines = last_lines(&out);
+        let scores: HashMap<PageClass, ClassScore> = site
+            .truth()
+            .classes
+            .iter()
+            .map(|c| (c.class, score(c, &lines)))
+            .collect();
+        eprintln!("{}", table(&scores));
+        scores
+    })
 }
 
 fn total(f: impl Fn(&ClassScore) -> Ratio) -> Ratio {
@@ -123,7 +73,7 @@ fn total_of(scores: &HashMap<PageClass, ClassScore>, f: impl Fn(&ClassScore) -> 
 /// parts are ≥ 90 % inside their whole.
 #[test]
 fn fixtures_match_their_truth() {
-    runtime().block_on(async {
+    common::runtime().block_on(async {
         let site = ClassesSite::start().await.expect("class hosts start");
         let truth: &ClassesTruth = site.truth();
         let mut pages = HashMap::new();

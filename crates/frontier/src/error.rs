@@ -20,6 +20,8 @@ pub enum FrontierError {
          know: it was set up by a newer dedupcrawl; run that version (or a new database)"
     )]
     SchemaTooNew { version: i64 },
+    #[error("frontier storage (PostgreSQL): {0}")]
+    Panicked(#[from] dedupcrawl_reconnect::CallPanicked),
     #[error("corrupt frontier record: {0}")]
     Corrupt(String),
     #[error("unknown or already completed lease {0}")]

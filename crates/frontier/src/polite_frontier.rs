@@ -147,10 +147,22 @@ impl<Q: QueueStorage> PoliteFrontier<Q> {
 
 impl<Q: QueueStorage> FrontierStore for PoliteFrontier<Q> {
     fn offer_all(&self, entries: Vec<FrontierEntry>) -> Result<Vec<OfferOutcome>, FrontierError> {
+        Ok(self.offer_and_mark_seen(entries, &[])?.0)
+    }
+
+    fn offer_and_mark_seen(
+        &self,
+        entries: Vec<FrontierEntry>,
+        seen_only: &[CanonicalUrl],
+    ) -> Result<(Vec<OfferOutcome>, Vec<bool>), FrontierError> {
         let now = Instant::now();
         let mut inner = self.lock();
         let hosts: Vec<String> = entries.iter().map(|e| e.url.host().to_string()).collect();
-        let outcomes = self.storage.offer(entries)?;
+        let (outcomes, new) = if seen_only.is_empty() {
+            (self.storage.offer(entries)?, Vec::new())
+        } else {
+            self.storage.offer_and_mark_seen(entries, seen_only)?
+        };
         let mut previous: Option<&str> = None;
         for (host, outcome) in hosts.iter().zip(&outcomes) {
             if *outcome == OfferOutcome::Enqueued && previous != Some(host.as_str()) {
@@ -158,7 +170,7 @@ impl<Q: QueueStorage> FrontierStore for PoliteFrontier<Q> {
                 previous = Some(host.as_str());
             }
         }
-        Ok(outcomes)
+        Ok((outcomes, new))
     }
 
     fn offer_again(&self, entries: Vec<FrontierEntry>) -> Result<(), FrontierError> {

@@ -4,7 +4,7 @@
 use sqlx::{Postgres, Transaction};
 
 use crate::canonical::CanonicalUrl;
-use crate::entry::FrontierEntry;
+use crate::entry::{FrontierEntry, Lease};
 use crate::seen::seen_key;
 use crate::stored_entry::StoredEntry;
 
@@ -133,4 +133,28 @@ pub(crate) async fn requeue_left_leases(
     }
     hosts.dedup();
     Ok(hosts)
+}
+
+/// Puts `leases` of `worker` (in queue order) back at the front of their host queues, the first
+/// one first, unchanged (no try counted).
+pub(crate) async fn requeue_leases_at_front(
+    tx: &mut Transaction<'static, Postgres>,
+    crawl: &str,
+    worker: &str,
+    leases: &[Lease],
+) -> Result<(), sqlx::Error> {
+    for lease in leases.iter().rev() {
+        sqlx::query(&format!(
+            "UPDATE frontier_entry SET state = 'queued', lease_id = NULL, \
+             lease_owner = NULL, lease_expires_at = NULL, position = {FRONT_POSITION} \
+             WHERE crawl = $1 AND lease_id = $3 AND lease_owner = $4 AND state = 'leased'"
+        ))
+        .bind(crawl)
+        .bind(lease.host())
+        .bind(to_i64(lease.id()))
+        .bind(worker)
+        .execute(&mut **tx)
+        .await?;
+    }
+    Ok(())
 }

@@ -74,6 +74,16 @@ pub trait QueueStorage: Send + Sync {
     fn mark_all_seen(&self, urls: &[CanonicalUrl]) -> Result<Vec<bool>, FrontierError> {
         urls.iter().map(|url| self.mark_seen(url)).collect()
     }
+    /// [`offer`](QueueStorage::offer) then [`mark_all_seen`](QueueStorage::mark_all_seen) (a
+    /// backend with round trips does them in one).
+    fn offer_and_mark_seen(
+        &self,
+        entries: Vec<FrontierEntry>,
+        seen_only: &[CanonicalUrl],
+    ) -> Result<(Vec<OfferOutcome>, Vec<bool>), FrontierError> {
+        let offered = self.offer(entries)?;
+        Ok((offered, self.mark_all_seen(seen_only)?))
+    }
     /// Leases the first entry of the host queue if `spacing` allows a request to the host now
     /// across every worker sharing the storage; the next request start is then at least
     /// `spacing.delay` later for all of them.

@@ -75,6 +75,18 @@ pub trait FrontierStore: Send + Sync {
     /// twice in the batch is new the first time only).
     fn mark_all_seen(&self, urls: &[CanonicalUrl]) -> Result<Vec<bool>, FrontierError>;
 
+    /// [`offer_all`](FrontierStore::offer_all) of `entries`, then
+    /// [`mark_all_seen`](FrontierStore::mark_all_seen) of `seen_only` (a page's in-scope and
+    /// out-of-scope links), in one round trip where the backend has them.
+    fn offer_and_mark_seen(
+        &self,
+        entries: Vec<FrontierEntry>,
+        seen_only: &[CanonicalUrl],
+    ) -> Result<(Vec<OfferOutcome>, Vec<bool>), FrontierError> {
+        let offered = self.offer_all(entries)?;
+        Ok((offered, self.mark_all_seen(seen_only)?))
+    }
+
     /// The next URL whose host allows a request at `now`, leased to the caller; or when to ask
     /// again.
     fn next_ready(&self, now: Instant) -> Result<NextUrl, FrontierError>;

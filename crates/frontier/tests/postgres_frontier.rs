@@ -325,8 +325,8 @@ fn a_lease_whose_commit_answer_was_lost_is_handed_out() {
     let cutter = commit_cutter::CommitCutter::start(&url);
     let store = worker(cutter.url(), "worker-a", DEFAULT_LEASE);
     store.offer_all(vec![entry(0)]).expect("offer");
-    // The claim's UPDATE names the lease's owner: the COMMIT after it is the lease's.
-    cutter.arm_after("lease_owner = $3");
+    // The lease transaction calls frontier_lease: the COMMIT after it is the lease's.
+    cutter.arm_after("frontier_lease(");
     let next = store
         .next_ready(std::time::Instant::now())
         .expect("the lease goes on after the lost connection");

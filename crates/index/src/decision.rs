@@ -12,19 +12,27 @@ use crate::storage::IndexStorage;
 use crate::{DedupDecision, DocumentFingerprint, DocumentRef, ExactBasis, IndexConfig, IndexError};
 
 /// Candidates verified per document at most (a bucket this crowded is one big cluster).
-const MAX_CANDIDATES: usize = 256;
+pub(crate) const MAX_CANDIDATES: usize = 256;
+/// Documents checked for containment per document at most: those posted under the most of its
+/// posted samples.
+pub(crate) const CONTAINMENT_CANDIDATES: usize = 16;
 /// Originals of close cluster members checked per document, at most.
 const MAX_ORIGINALS_CHECKED: usize = 16;
+/// How far below the threshold a page may be from the original of a cluster member it is
+/// within the threshold of, and still join that cluster (see `find_near`).
+const MEMBER_DRIFT: f64 = 0.1;
 /// Sampled shingles posted (and probed) per document for containment.
 pub(crate) const POSTED_SAMPLES: usize = 16;
 
-/// Whether `doc` has a substantial content block with no counterpart in `stored`, a page of
-/// the same host: then it is another page, however alike the rest (a product on a shop whose
-/// policy and review prose is 95 % of every page, before the host's template is learnt). Pages
-/// of other hosts are not held to it: a mirror may add a paragraph and still be a copy. A
-/// stored page with no sketches (nothing substantial, or the full-page view) says nothing.
-fn has_distinct_block(doc: &DocumentFingerprint, stored: &StoredDocument) -> bool {
-    doc.host == stored.host && lacks_counterpart(&doc.block_sketches, &stored.block_sketches)
+/// Whether `doc` has content of its own that `stored`, a page of the same host, lacks (see
+/// [`crate::own_content`]): then it is another page, however alike the rest (a product on a
+/// shop whose policy and review prose is 95 % of every page, before the host's template is
+/// learnt). Pages of other hosts are not held to it: a mirror may add a paragraph and still be
+/// a copy.
+fn has_own_content(doc: &DocumentFingerprint, stored: &StoredDocument) -> bool {
+    doc.host == stored.host
+        && crate::own_content::missing_tokens(&doc.own_content, stored)
+            >= crate::own_content::DISTINCT_CONTENT_TOKENS
 }
 
 /// Whether one of `mine` has no counterpart among `theirs` (never, when `theirs` is empty).
@@ -145,15 +153,17 @@ impl DecisionAlgorithm<'_> {
     }
 
     /// The most similar indexed document at or above the threshold, and whether the page is
-    /// also at least that close to an original.
+    /// close enough to an original to be a duplicate.
     ///
     /// Near duplicates and contained pages are indexed too (as cluster members), so a page is
     /// linked to the closest earlier page, not only to the first page of its cluster: a
     /// cluster is a tree, and two very similar pages do not end up in two clusters only because
-    /// each was first compared with a different, less similar original. But a page is only
-    /// called a duplicate when some *original* (what a crawl archives) is within the threshold:
-    /// a chain of 0.8-alike pages can drift far from its first page, and the page at the end of
-    /// it must be archived, not dropped as "like a page that was itself dropped". (Being
+    /// each was first compared with a different, less similar original. But a chain of
+    /// 0.8-alike pages can drift far from its first page, and the page at the end of it must be
+    /// archived, not dropped as "like a page that was itself dropped". So a page is a duplicate
+    /// when an *original* (what a crawl archives) is within the threshold, or when a member is
+    /// and that member's original is within [`MEMBER_DRIFT`] of the threshold: a re-exported
+    /// copy of a near duplicate joins its cluster, a chain drifts at most one step. (Being
     /// contained in an original covers it too: see `check`.)
     fn find_near<S: IndexStorage + ?Sized>(
         &self,
@@ -173,6 +183,9 @@ impl DecisionAlgorithm<'_> {
         let mut best: Option<(DocumentId, f64)> = None;
         let mut near_an_original = false;
         let mut originals_to_check: Vec<DocumentId> = Vec::new();
+        // Originals already compared as candidates, and whether each is close enough to be the
+        // original of a close member's cluster.
+        let mut compared_originals: FxHashMap<DocumentId, bool> = FxHashMap::default();
         let mut compared: FxHashSet<DocumentId> = FxHashSet::default();
         let candidates = near_candidates(self.config, state, band_keys, MAX_CANDIDATES)?;
         let records = state.documents(&candidates)?;
@@ -184,7 +197,14 @@ impl DecisionAlgorithm<'_> {
             let Some(similarity) = similarity_to(&stored) else {
                 continue;
             };
-            if similarity >= threshold && !has_distinct_block(doc, &stored) {
+            let own_content = || has_own_content(doc, &stored);
+            if stored.link.is_none() {
+                compared_originals.insert(
+                    candidate,
+                    similarity >= threshold - MEMBER_DRIFT && !own_content(),
+                );
+            }
+            if similarity >= threshold && !own_content() {
                 match stored.link {
                     None => near_an_original = true,
                     Some(link) => originals_to_check.push(link.cluster),
@@ -197,7 +217,14 @@ impl DecisionAlgorithm<'_> {
         let Some((id, similarity)) = best else {
             return Ok(None);
         };
-        // Only members came close: is the page that close to one of their originals too?
+        // Only members came close: is the page close enough to one of their originals too?
+        if !near_an_original
+            && originals_to_check
+                .iter()
+                .any(|original| compared_originals.get(original) == Some(&true))
+        {
+            near_an_original = true;
+        }
         originals_to_check.retain(|&original| compared.insert(original));
         originals_to_check.truncate(MAX_ORIGINALS_CHECKED);
         if !near_an_original && !originals_to_check.is_empty() {
@@ -207,8 +234,8 @@ impl DecisionAlgorithm<'_> {
                     .iter()
                     .flatten()
                     .any(|stored| {
-                        similarity_to(stored).is_some_and(|s| s >= threshold)
-                            && !has_distinct_block(doc, stored)
+                        similarity_to(stored).is_some_and(|s| s >= threshold - MEMBER_DRIFT)
+                            && !has_own_content(doc, stored)
                     });
         }
         Ok(Some((id, similarity, near_an_original)))
@@ -226,28 +253,19 @@ impl DecisionAlgorithm<'_> {
         if sample.values.len() < self.config.containment_min_samples {
             return Ok((None, Vec::new()));
         }
-        let mut hits: FxHashMap<DocumentId, usize> = FxHashMap::default();
-        for members in state.postings_of(&posted_samples(sample))? {
-            for id in members {
-                *hits.entry(id).or_default() += 1;
-            }
-        }
-        let mut ranked: Vec<(DocumentId, usize)> = hits.into_iter().collect();
-        ranked.sort_by_key(|&(id, n)| (std::cmp::Reverse(n), id));
-        ranked.truncate(16);
+        let ids = state.most_posted(&posted_samples(sample), CONTAINMENT_CANDIDATES)?;
         let mut inside: Option<(DocumentId, f64)> = None;
         let mut around: Vec<(DocumentId, f64)> = Vec::new();
         let min = self.config.containment_min_samples;
-        let ids: Vec<DocumentId> = ranked.iter().map(|&(id, _)| id).collect();
         let records = state.documents(&ids)?;
         for (id, stored) in ids.into_iter().zip(records) {
             let Some(stored) = stored else {
                 continue;
             };
-            // A page with a block of its own is not inside another page of its host.
+            // A page with content of its own is not inside another page of its host, nor is a
+            // page of the host with a substantial block this one lacks around it.
             let same_host = doc.host == stored.host;
-            let inside_allowed =
-                !(same_host && lacks_counterpart(&doc.block_sketches, &stored.block_sketches));
+            let inside_allowed = !has_own_content(doc, &stored);
             let around_allowed =
                 !(same_host && lacks_counterpart(&stored.block_sketches, &doc.block_sketches));
             let Some(other) = stored.mod_sample else {
@@ -281,9 +299,10 @@ impl DecisionAlgorithm<'_> {
 
     /// Appends `doc` under the next id: to the log, to the in-memory structures, to the group
     /// commit. A near duplicate or contained page (`link`) is kept as a member of the cluster
-    /// of `link.to`: its record (signature, small shingle set, the decision it got), its exact
-    /// digests (an exact copy of it is an exact duplicate of it) and its LSH buckets; no
-    /// containment postings and no block counts, which describe originals.
+    /// of `link.to`: its record (signature, small shingle set, the decision it got, its block
+    /// keys for the own-content check), its exact digests (an exact copy of it is an exact
+    /// duplicate of it) and its LSH buckets; no containment postings and no block counts,
+    /// which describe originals (the backends count only records without a link).
     fn append<S: IndexStorage + ?Sized>(
         &self,
         state: &mut S,
@@ -296,11 +315,7 @@ impl DecisionAlgorithm<'_> {
         if id == DocumentId::MAX {
             return Err(IndexError::Full);
         }
-        let mut blocks = if link.is_some() {
-            Vec::new()
-        } else {
-            doc.block_fingerprints.clone()
-        };
+        let mut blocks = doc.block_fingerprints.clone();
         blocks.sort_unstable();
         blocks.dedup();
         let record = StoredDocument {

@@ -45,6 +45,7 @@ mod decision;
 pub mod document_log;
 mod lookup_tables;
 mod overlap;
+mod own_content;
 mod postgres_backend;
 mod postgres_schema;
 mod record;
@@ -52,6 +53,7 @@ mod sled_backend;
 mod storage;
 
 pub use overlap::{OverlapEstimate, OverlapOptions, estimate_overlap};
+pub use own_content::{ContentUnit, DISTINCT_CONTENT_TOKENS, missing_tokens};
 pub use postgres_backend::PostgresDedupIndex;
 pub use postgres_schema::connect_and_migrate;
 pub use record::{DocumentId, DocumentLink, SIGNATURE_BITS, StoredDocument};
@@ -130,6 +132,12 @@ pub enum IndexError {
     SchemaTooNew { version: i64 },
     #[error("the dedup index's PostgreSQL worker failed: {0}")]
     Runtime(String),
+}
+
+impl From<dedupcrawl_reconnect::CallPanicked> for IndexError {
+    fn from(panicked: dedupcrawl_reconnect::CallPanicked) -> Self {
+        IndexError::Runtime(panicked.to_string())
+    }
 }
 
 /// Settings that decide what counts as a duplicate. Stored with the index: reopening with
@@ -240,12 +248,14 @@ impl IndexConfig {
     pub fn candidate_probability(&self, s: f64) -> f64 {
         match self.near_method {
             NearMethod::Lsh => self.lsh.candidate_probability(s),
-            NearMethod::SuperShingles { min_shared } => dedupcrawl_sketch::super_shingle_probability(
-                s,
-                self.lsh.bands,
-                self.lsh.rows,
-                min_shared,
-            ),
+            NearMethod::SuperShingles { min_shared } => {
+                dedupcrawl_sketch::super_shingle_probability(
+                    s,
+                    self.lsh.bands,
+                    self.lsh.rows,
+                    min_shared,
+                )
+            }
         }
     }
 }
@@ -267,13 +277,18 @@ pub struct DocumentFingerprint {
     /// [`SMALL_SET_MAX`] shingles the MinHash estimate is noisy, so two small documents are
     /// verified by their exact resemblance instead (it costs no more than the signature).
     pub small_shingles: Option<Vec<u32>>,
-    /// Fingerprints of the page's candidate content blocks: counted for the host when the
-    /// document is new.
+    /// Keys of the page's main-content blocks (hashes of their normalized tokens, template
+    /// included): counted for the host when the document is new, and stored for every
+    /// document so a later page of the host can tell which of its blocks this one has.
     pub block_fingerprints: Vec<u64>,
-    /// Sketches of the page's substantial content blocks (see
-    /// [`dedupcrawl_sketch::BlockSketch`]): a page is never a duplicate of, nor contained in,
-    /// a page of its own host that has no counterpart for one of them.
+    /// Sketches of the page's substantial non-template content blocks (see
+    /// [`dedupcrawl_sketch::BlockSketch`]): stored, so an edited paragraph of a later page
+    /// finds its counterpart here.
     pub block_sketches: Vec<dedupcrawl_sketch::BlockSketch>,
+    /// The page's non-template content blocks (link lists left out): a page is never a
+    /// duplicate of, nor contained in, a page of its own host that lacks
+    /// [`DISTINCT_CONTENT_TOKENS`] or more of their tokens (see [`missing_tokens`]).
+    pub own_content: Vec<ContentUnit>,
 }
 
 impl DocumentFingerprint {
@@ -288,6 +303,7 @@ impl DocumentFingerprint {
             small_shingles: None,
             block_fingerprints: Vec::new(),
             block_sketches: Vec::new(),
+            own_content: Vec::new(),
         }
     }
 

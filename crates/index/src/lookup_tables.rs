@@ -604,6 +604,10 @@ pub(crate) struct LookupStats {
     pub(crate) filter_memory_bytes: usize,
 }
 
+/// A run listed in the meta tree: its table, its generation, and its size (bytes, entries)
+/// when the listing records one.
+type ListedRun = (Table, u64, Option<(u64, u32)>);
+
 impl LookupTables {
     /// Opens the runs listed in `tree` under `dir`. Runs of another `layout`, or that claim to
     /// cover documents the log does not have (`id_bound`: a log that lost its tail), are
@@ -621,7 +625,7 @@ impl LookupTables {
             .get(META_COVERED)?
             .and_then(|v| Some(u32::from_le_bytes(v.as_ref().try_into().ok()?)))
             .unwrap_or(0);
-        let mut listed: Vec<(Table, u64, Option<(u64, u32)>)> = Vec::new();
+        let mut listed: Vec<ListedRun> = Vec::new();
         for item in tree.scan_prefix(META_RUN_PREFIX) {
             let (key, value) = item?;
             let rest = &key[META_RUN_PREFIX.len()..];
@@ -987,6 +991,16 @@ mod tests {
         tree: sled::Tree,
     }
 
+    /// A file of `dir` (the only run, in these tests).
+    fn first_file(dir: &Path) -> std::path::PathBuf {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .next()
+            .unwrap()
+            .unwrap()
+            .path()
+    }
+
     fn store() -> Store {
         let dir = tempfile::tempdir().unwrap();
         let db = crate::open_sled_waiting_for_lock(&dir.path().join("db")).unwrap();
@@ -1171,12 +1185,7 @@ mod tests {
         drop(tables);
         // A run of the right size whose bytes changed (an OS crash before it reached the
         // disk), then one cut short: the caller rebuilds from the log.
-        let run = std::fs::read_dir(&lookup)
-            .unwrap()
-            .next()
-            .unwrap()
-            .unwrap()
-            .path();
+        let run = first_file(&lookup);
         let mut bytes = std::fs::read(&run).unwrap();
         bytes[10] ^= 1;
         std::fs::write(&run, &bytes).unwrap();
@@ -1188,12 +1197,7 @@ mod tests {
         tables.compact(2).unwrap();
         tables.finish_compaction().unwrap();
         drop(tables);
-        let run = std::fs::read_dir(&lookup)
-            .unwrap()
-            .next()
-            .unwrap()
-            .unwrap()
-            .path();
+        let run = first_file(&lookup);
         std::fs::write(&run, [0u8; 5]).unwrap();
         let tables = open(&store, "l", 2);
         assert_eq!((tables.covered(), tables.stats().runs), (0, 0));

@@ -151,9 +151,22 @@ fn sample_side(
     })
 }
 
-/// A stored document as the fingerprint it was recorded from.
+/// A stored document as the fingerprint it was recorded from. Its own content is known only
+/// by its substantial blocks (their sketches; a record keeps no token counts): each stands for
+/// a block of [`crate::DISTINCT_CONTENT_TOKENS`] tokens, found in another page by its sketch.
 fn as_fingerprint(document: StoredDocument) -> DocumentFingerprint {
+    let own_content = document
+        .block_sketches
+        .iter()
+        .map(|sketch| crate::ContentUnit {
+            // No block key of the other page is a sketch's hash: found by the sketch only.
+            key: xxhash_rust::xxh3::xxh3_64(&sketch.0.map(u16::to_le_bytes).concat()),
+            tokens: crate::DISTINCT_CONTENT_TOKENS as u16,
+            sketch: Some(*sketch),
+        })
+        .collect();
     DocumentFingerprint {
+        own_content,
         name: document.name,
         host: document.host,
         payload: document.payload,

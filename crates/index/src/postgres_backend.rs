@@ -34,7 +34,7 @@
 use std::cell::RefCell;
 use std::future::Future;
 
-use dedupcrawl_reconnect::Reconnect;
+use dedupcrawl_reconnect::{Reconnect, StoreRuntime};
 use sqlx::postgres::PgPool;
 use sqlx::{Postgres, Transaction};
 use xxhash_rust::xxh3::xxh3_64;
@@ -48,12 +48,23 @@ use crate::storage::{
 };
 use crate::{DedupDecision, DedupIndex, DocumentFingerprint, IndexConfig, IndexError, IndexStats};
 
+mod read_ahead;
 mod storage_rows;
 
-use storage_rows::{PgStorage, document_id};
+use read_ahead::{FirstReads, ReadAhead};
+use storage_rows::{
+    PgStorage, block_counts_in_order, capped_count, document_id, fingerprint_keys,
+    read_block_and_host_counts, read_host_pages,
+};
 
 /// Connections an index keeps open at most.
 const MAX_CONNECTIONS: u32 = 8;
+
+thread_local! {
+    /// The page count of a host read with its block counts on this thread (the crawl's lock
+    /// key, the host, the count), for the question that follows.
+    static HOST_PAGES_READ: RefCell<Option<(i64, String, Option<i32>)>> = const { RefCell::new(None) };
+}
 
 /// Document ids a process reserves at a time (see [`IdReservations`]).
 const ID_BLOCK: i64 = 64;
@@ -69,7 +80,7 @@ pub struct PostgresDedupIndex {
     lock_key: i64,
     ids: IdReservations,
     reconnect: Reconnect,
-    runtime: Option<tokio::runtime::Runtime>,
+    runtime: StoreRuntime,
 }
 
 /// Document ids this process has reserved and not used yet.
@@ -98,32 +109,8 @@ impl std::fmt::Debug for PostgresDedupIndex {
     }
 }
 
-impl Drop for PostgresDedupIndex {
-    fn drop(&mut self) {
-        // Dropping a runtime blocks; inside an async context that panics, so let it go in the
-        // background.
-        if let Some(runtime) = self.runtime.take() {
-            runtime.shutdown_background();
-        }
-    }
-}
-
 fn database(action: &'static str) -> impl FnOnce(sqlx::Error) -> IndexError {
     move |source| IndexError::Postgres { action, source }
-}
-
-/// Runs `future` on `runtime` and waits for it (from any thread, inside a runtime or not).
-fn block_on<T: Send + 'static>(
-    runtime: &tokio::runtime::Runtime,
-    future: impl Future<Output = T> + Send + 'static,
-) -> Result<T, IndexError> {
-    let (sender, receiver) = std::sync::mpsc::sync_channel(1);
-    runtime.spawn(async move {
-        let _ = sender.send(future.await);
-    });
-    receiver
-        .recv()
-        .map_err(|_| IndexError::Runtime("a PostgreSQL call panicked".into()))
 }
 
 /// How a storage transaction holds the crawl's advisory lock.
@@ -134,8 +121,13 @@ enum Lock {
     /// Checks: the crawl's lock shared (no removal meanwhile), then the lock of each of the
     /// document's keys (`DecisionAlgorithm::lock_keys`, sorted: no deadlock between two
     /// checks), exclusive for a check that inserts, shared for a lookup. Checks of documents
-    /// that cannot see each other run at the same time.
-    Keys { exclusive: bool, keys: Vec<i64> },
+    /// that cannot see each other run at the same time. The decision's first reads come
+    /// with the locks, in one round trip ([`ReadAhead`]).
+    Keys {
+        exclusive: bool,
+        keys: Vec<i64>,
+        reads: FirstReads,
+    },
     /// Single reads.
     None,
 }
@@ -144,15 +136,11 @@ impl PostgresDedupIndex {
     /// Connects (migrating the schema) to the index of `crawl`, creating it on first use.
     /// Reopening with other signature settings is [`IndexError::ParameterMismatch`].
     pub fn connect(url: &str, crawl: &str, config: IndexConfig) -> Result<Self, IndexError> {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .thread_name("index-postgres")
-            .enable_all()
-            .build()
+        let runtime = StoreRuntime::start("index-postgres")
             .map_err(|e| IndexError::Runtime(format!("cannot start a runtime: {e}")))?;
         let (url_owned, crawl_owned) = (url.to_string(), crawl.to_string());
         let settings = signature_settings(&config);
-        let stored = block_on(&runtime, async move {
+        let stored = runtime.block_on(async move {
             let pool = connect_and_migrate(&url_owned, MAX_CONNECTIONS).await?;
             sqlx::query(
                 "INSERT INTO index_meta (crawl, format, signature, next_id) \
@@ -196,7 +184,7 @@ impl PostgresDedupIndex {
             lock_key: xxh3_64(format!("dedupcrawl-index:{crawl}").as_bytes()) as i64,
             ids: IdReservations::default(),
             reconnect: Reconnect::new("dedup index", dedupcrawl_reconnect::DEFAULT_LIMIT),
-            runtime: Some(runtime),
+            runtime,
         })
     }
 
@@ -209,12 +197,6 @@ impl PostgresDedupIndex {
 
     pub fn config(&self) -> &IndexConfig {
         &self.config
-    }
-
-    fn runtime(&self) -> Result<&tokio::runtime::Runtime, IndexError> {
-        self.runtime
-            .as_ref()
-            .ok_or_else(|| IndexError::Runtime("the index is closed".into()))
     }
 
     /// Runs `body` on this crawl's storage in one transaction holding the advisory lock as
@@ -237,20 +219,20 @@ impl PostgresDedupIndex {
         if let Some(id) = free.pop() {
             return Ok(id);
         }
-        let runtime = self.runtime()?;
         let end: i64 = self.reconnect.retry(|| {
             let (pool, crawl) = (self.pool.clone(), self.crawl.clone());
-            block_on(runtime, async move {
-                sqlx::query_scalar(
-                    "UPDATE index_meta SET next_id = next_id + $2 WHERE crawl = $1 \
+            self.runtime
+                .block_on(async move {
+                    sqlx::query_scalar(
+                        "UPDATE index_meta SET next_id = next_id + $2 WHERE crawl = $1 \
                      RETURNING next_id",
-                )
-                .bind(&crawl)
-                .bind(ID_BLOCK)
-                .fetch_one(&pool)
-                .await
-            })?
-            .map_err(database("reserve document ids"))
+                    )
+                    .bind(&crawl)
+                    .bind(ID_BLOCK)
+                    .fetch_one(&pool)
+                    .await
+                })?
+                .map_err(database("reserve document ids"))
         })?;
         if end - ID_BLOCK >= i64::from(DocumentId::MAX) {
             return Err(IndexError::Full);
@@ -258,6 +240,24 @@ impl PostgresDedupIndex {
         free.extend((end - ID_BLOCK..end).rev());
         free.pop()
             .ok_or_else(|| IndexError::Runtime("an id block was empty".into()))
+    }
+
+    /// Runs one read statement outside a transaction (one round trip, where a transaction
+    /// takes three), again after a lost connection.
+    fn single_read<T, Fut>(
+        &self,
+        action: &'static str,
+        read: impl Fn(PgPool, String) -> Fut,
+    ) -> Result<T, IndexError>
+    where
+        T: Send + 'static,
+        Fut: Future<Output = Result<T, sqlx::Error>> + Send + 'static,
+    {
+        self.reconnect.retry(|| {
+            self.runtime
+                .block_on(read(self.pool.clone(), self.crawl.clone()))?
+                .map_err(database(action))
+        })
     }
 
     /// Gives back an id a decision did not use.
@@ -306,45 +306,45 @@ impl PostgresDedupIndex {
         id_taken: &mut bool,
         body: &impl Fn(&mut PgStorage<'_>) -> Result<T, IndexError>,
     ) -> Result<T, IndexError> {
-        let runtime = self.runtime()?;
-        let (pool, key) = (self.pool.clone(), self.lock_key);
-        let tx = block_on(runtime, async move {
-            let mut tx = pool.begin().await?;
-            match lock {
-                Lock::Exclusive => {
-                    sqlx::query("SELECT pg_advisory_xact_lock($1)")
-                        .bind(key)
-                        .execute(&mut *tx)
+        let (pool, key, crawl) = (self.pool.clone(), self.lock_key, self.crawl.clone());
+        let (tx, read_ahead) = self
+            .runtime
+            .block_on(async move {
+                let mut tx = pool.begin().await?;
+                let mut read_ahead = None;
+                match lock {
+                    Lock::Exclusive => {
+                        sqlx::query("SELECT pg_advisory_xact_lock($1)")
+                            .bind(key)
+                            .execute(&mut *tx)
+                            .await?;
+                    }
+                    Lock::Keys {
+                        exclusive,
+                        keys,
+                        reads,
+                    } => {
+                        let rows = ReadAhead::lock_and_read(
+                            &mut tx, &crawl, key, &keys, exclusive, &reads,
+                        )
                         .await?;
+                        read_ahead = Some((reads, rows));
+                    }
+                    Lock::None => {}
                 }
-                Lock::Keys { exclusive, keys } => {
-                    // UNION ALL runs its branches in order: the crawl's lock first, then the
-                    // keys in the array's (sorted) order.
-                    let per_key = if exclusive {
-                        "pg_advisory_xact_lock"
-                    } else {
-                        "pg_advisory_xact_lock_shared"
-                    };
-                    sqlx::query(&format!(
-                        "SELECT count(*) FROM (SELECT pg_advisory_xact_lock_shared($1) \
-                         UNION ALL SELECT {per_key}(k) FROM unnest($2::bigint[]) AS k) AS locks"
-                    ))
-                    .bind(key)
-                    .bind(&keys)
-                    .execute(&mut *tx)
-                    .await?;
-                }
-                Lock::None => {}
-            }
-            Ok::<_, sqlx::Error>(tx)
-        })?
-        .map_err(database("begin a transaction"))?;
+                Ok::<_, sqlx::Error>((tx, read_ahead))
+            })?
+            .map_err(database("begin a decision"))?;
         let mut storage = PgStorage {
             index: self,
             tx: RefCell::new(Some(tx)),
             reserved_id: std::cell::Cell::new(reserved_id),
             pending_counts: RefCell::new(None),
+            read_ahead: RefCell::default(),
         };
+        if let Some((reads, rows)) = read_ahead {
+            *storage.read_ahead.borrow_mut() = ReadAhead::from_rows(&reads, rows)?;
+        }
         if let (Some(id), Some(_)) = (reserved_id, unacknowledged.as_ref()) {
             // This transaction holds the lost one's key locks: that one is over. Its
             // document is there if and only if its COMMIT was applied.
@@ -358,7 +358,7 @@ impl PostgresDedupIndex {
         *id_taken = reserved_id.is_some() && storage.reserved_id.get().is_none();
         let value = value?;
         let tx = storage.take()?;
-        match block_on(runtime, async move { tx.commit().await })? {
+        match self.runtime.block_on(async move { tx.commit().await })? {
             Ok(()) => {
                 // Evidence, not the decision: a failure here must not make the retry loop run
                 // a committed decision again (it would find the page as its own duplicate).
@@ -390,9 +390,10 @@ impl PostgresDedupIndex {
     fn count_blocks(&self, host: String, blocks: Vec<i64>) -> Result<(), IndexError> {
         let cap = i32::try_from(COUNT_CAP).unwrap_or(i32::MAX);
         let (pool, crawl) = (self.pool.clone(), self.crawl.clone());
-        block_on(self.runtime()?, async move {
-            sqlx::query(
-                "WITH host AS (\
+        self.runtime
+            .block_on(async move {
+                sqlx::query(
+                    "WITH host AS (\
                    INSERT INTO index_host (crawl, host, pages) VALUES ($1, $2, 1) \
                    ON CONFLICT (crawl, host) DO UPDATE \
                    SET pages = least(index_host.pages + 1, $4)) \
@@ -400,15 +401,15 @@ impl PostgresDedupIndex {
                  SELECT $1, $2, f, 1 FROM unnest($3::bigint[]) AS f \
                  ON CONFLICT (crawl, host, fingerprint) DO UPDATE \
                  SET pages = least(index_block_count.pages + 1, $4)",
-            )
-            .bind(&crawl)
-            .bind(&host)
-            .bind(&blocks)
-            .bind(cap)
-            .execute(&pool)
-            .await
-        })?
-        .map_err(database("count a page's blocks"))?;
+                )
+                .bind(&crawl)
+                .bind(&host)
+                .bind(&blocks)
+                .bind(cap)
+                .execute(&pool)
+                .await
+            })?
+            .map_err(database("count a page's blocks"))?;
         Ok(())
     }
 
@@ -428,6 +429,7 @@ impl PostgresDedupIndex {
         let lock = Lock::Keys {
             exclusive: insert,
             keys,
+            reads: FirstReads::of(&self.config, doc),
         };
         // Reserved before the transaction: no row lock is taken for it inside.
         let reserved_id = if insert { Some(self.take_id()?) } else { None };
@@ -463,14 +465,37 @@ impl DedupIndex for PostgresDedupIndex {
         self.with_storage(Lock::None, |storage| storage.document(id))
     }
 
+    /// One statement outside a transaction (asked for every page), which also reads the
+    /// host's page count for the [`host_document_count`](DedupIndex::host_document_count) that
+    /// follows on this thread (the pipeline asks for both, one after the other).
     fn block_page_counts(&self, host: &str, fingerprints: &[u64]) -> Result<Vec<u32>, IndexError> {
-        self.with_storage(Lock::None, |storage| {
-            storage.block_page_counts(host, fingerprints)
-        })
+        let wanted = fingerprint_keys(fingerprints);
+        let (rows, host_pages) = self.single_read("read block counts", |pool, crawl| {
+            let (host, wanted) = (host.to_string(), wanted.clone());
+            async move { read_block_and_host_counts(&pool, &crawl, &host, &wanted).await }
+        })?;
+        HOST_PAGES_READ.with(|read| {
+            *read.borrow_mut() = Some((self.lock_key, host.to_string(), host_pages));
+        });
+        Ok(block_counts_in_order(fingerprints, rows))
     }
 
+    /// Read with the block counts just before on this thread, or one statement outside a
+    /// transaction.
     fn host_document_count(&self, host: &str) -> Result<u32, IndexError> {
-        self.with_storage(Lock::None, |storage| storage.host_page_count(host))
+        let read_before = HOST_PAGES_READ.with(|read| {
+            read.borrow_mut()
+                .take()
+                .filter(|(crawl, read_host, _)| *crawl == self.lock_key && read_host == host)
+        });
+        let pages = match read_before {
+            Some((_, _, pages)) => pages,
+            None => self.single_read("read a host's page count", |pool, crawl| {
+                let host = host.to_string();
+                async move { read_host_pages(&pool, &crawl, &host).await }
+            })?,
+        };
+        Ok(pages.map_or(0, capped_count))
     }
 
     fn stats(&self) -> Result<IndexStats, IndexError> {

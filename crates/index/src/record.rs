@@ -27,11 +27,13 @@ pub struct StoredDocument {
     /// For a near duplicate or contained page kept as a cluster member: the decision it got.
     /// `None` for an original.
     pub link: Option<DocumentLink>,
-    /// An original's content block fingerprints (sorted, distinct): the per-host block counts
-    /// of template learning are rebuilt from them when the index opens. Empty for members.
+    /// The page's content block keys (sorted, distinct), originals and members alike: the
+    /// per-host block counts of template learning are rebuilt from the originals' when the
+    /// index opens, and a later page of the host looks up which of its blocks this one has
+    /// (the own-content check).
     pub blocks: Vec<u64>,
-    /// Sketches of the page's substantial content blocks, originals and members alike: a page
-    /// of the same host with a substantial block that has no counterpart here is another page.
+    /// Sketches of the page's substantial content blocks, originals and members alike: an
+    /// edited paragraph of a later page of the host finds its counterpart here.
     pub block_sketches: Vec<BlockSketch>,
 }
 
@@ -49,8 +51,8 @@ pub struct DocumentLink {
     pub similarity: f64,
 }
 
-/// Version 6: block sketches after the block fingerprints.
-const RECORD_VERSION: u8 = 6;
+/// Version 7: block keys are hashes of normalized tokens, kept for members too.
+const RECORD_VERSION: u8 = 7;
 /// Bits kept per signature value.
 pub const SIGNATURE_BITS: u32 = 16;
 /// Bits kept per MOD_m sample value.

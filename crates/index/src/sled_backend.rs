@@ -32,7 +32,6 @@
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-
 use crate::block_counts::BlockCounts;
 use crate::decision::{DecisionAlgorithm, payload_digest_key, posted_samples, token_digest_key};
 use crate::document_log::DocumentLog;

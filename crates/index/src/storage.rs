@@ -5,10 +5,11 @@
 use crate::record::{DocumentId, StoredDocument};
 use crate::{IndexConfig, IndexError};
 
-/// Version 6: the extractor's verdict is mapped onto our blocks with words also cut at a
-/// lowercase-uppercase boundary (version 5 kept other blocks of some pages, so its
-/// fingerprints were computed on other text). Every backend stores it and refuses another one.
-pub(crate) const FORMAT_VERSION: &str = "dedupcrawl-index/6";
+/// Version 8: the sled backend's lookup tables (LSH buckets, digest keys, postings) are sorted
+/// run files beside the document log (version 7 rebuilt them in RAM at open). Version 7: block
+/// keys are hashes of a block's normalized tokens, stored for cluster members too. Every
+/// backend stores it and refuses another one.
+pub(crate) const FORMAT_VERSION: &str = "dedupcrawl-index/8";
 
 /// The settings signatures depend on, as stored with an index: reopening with other ones is
 /// [`IndexError::ParameterMismatch`].
@@ -51,19 +52,7 @@ pub(crate) trait IndexStorage {
         band_keys: &[u64],
         limit: usize,
     ) -> Result<Vec<DocumentId>, IndexError> {
-        let mut seen = rustc_hash::FxHashSet::default();
-        let mut out = Vec::new();
-        for members in self.bucket_members(band_keys)? {
-            for id in members {
-                if seen.insert(id) {
-                    out.push(id);
-                    if out.len() >= limit {
-                        return Ok(out);
-                    }
-                }
-            }
-        }
-        Ok(out)
+        Ok(distinct_members(self.bucket_members(band_keys)?, limit))
     }
     /// The originals posted under one sampled shingle value, in insertion order.
     fn posting_members(&self, sample_value: u64) -> Result<Vec<DocumentId>, IndexError>;
@@ -72,12 +61,24 @@ pub(crate) trait IndexStorage {
     fn documents(&self, ids: &[DocumentId]) -> Result<Vec<Option<StoredDocument>>, IndexError> {
         ids.iter().map(|&id| self.document(id)).collect()
     }
-    /// [`posting_members`](IndexStorage::posting_members) of each value, in the order asked.
-    fn postings_of(&self, sample_values: &[u64]) -> Result<Vec<Vec<DocumentId>>, IndexError> {
-        sample_values
-            .iter()
-            .map(|&value| self.posting_members(value))
-            .collect()
+    /// The documents posted under the most of `sample_values` (ties: the smaller id), at most
+    /// `limit`: the containment candidates. A backend a round trip away ranks them where the
+    /// postings are (hundreds of rows a document).
+    fn most_posted(
+        &self,
+        sample_values: &[u64],
+        limit: usize,
+    ) -> Result<Vec<DocumentId>, IndexError> {
+        let mut hits: rustc_hash::FxHashMap<DocumentId, usize> = Default::default();
+        for &value in sample_values {
+            for id in self.posting_members(value)? {
+                *hits.entry(id).or_default() += 1;
+            }
+        }
+        let mut ranked: Vec<(DocumentId, usize)> = hits.into_iter().collect();
+        ranked.sort_by_key(|&(id, n)| (std::cmp::Reverse(n), id));
+        ranked.truncate(limit);
+        Ok(ranked.into_iter().map(|(id, _)| id).collect())
     }
     /// The first document indexed under a 64-bit payload-digest key.
     fn payload_match(&self, key: u64) -> Result<Option<DocumentId>, IndexError>;
@@ -111,4 +112,19 @@ pub(crate) trait IndexStorage {
     fn block_page_counts(&self, host: &str, fingerprints: &[u64]) -> Result<Vec<u32>, IndexError>;
     /// How many originals of `host` are indexed (saturating like block counts).
     fn host_page_count(&self, host: &str) -> Result<u32, IndexError>;
+}
+
+/// The distinct ids of `buckets`, bucket by bucket, each in its order, at most `limit`.
+pub(crate) fn distinct_members(buckets: Vec<Vec<DocumentId>>, limit: usize) -> Vec<DocumentId> {
+    let mut seen = rustc_hash::FxHashSet::default();
+    let mut out = Vec::new();
+    for id in buckets.into_iter().flatten() {
+        if seen.insert(id) {
+            out.push(id);
+            if out.len() >= limit {
+                break;
+            }
+        }
+    }
+    out
 }

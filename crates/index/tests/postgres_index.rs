@@ -200,3 +200,69 @@ fn a_decision_whose_commit_answer_was_lost_keeps_its_decision() {
         "{copy:?}"
     );
 }
+
+/// The largest number of rows of `table` (`index_bucket` or `index_posting`) of the crawl
+/// under one key (`band, bucket_key` or `sample`).
+fn most_rows_under_one_key(crawl: &str, table: &str, key: &str) -> i64 {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    runtime.block_on(async {
+        let pool = sqlx::PgPool::connect(&postgres_support::server_url())
+            .await
+            .expect("connect");
+        sqlx::query_scalar(&format!(
+            "SELECT COALESCE(max(n), 0) FROM (SELECT count(*) AS n FROM {table} \
+             WHERE crawl = $1 GROUP BY {key}) AS per_key"
+        ))
+        .bind(crawl)
+        .fetch_one(&pool)
+        .await
+        .expect("count rows")
+    })
+}
+
+/// An LSH bucket keeps its first 1,024 members (the embedded index's cap: both backends
+/// decide alike): 1,100 copies of one page with the same signature fill their buckets, and
+/// every later copy is still decided (a near duplicate of the first), not stored in them.
+#[test]
+fn a_full_lsh_bucket_takes_no_more_members() {
+    let crawl = postgres_support::fresh_crawl();
+    let index = connect(&crawl);
+    let base = tokens(4_242, 600);
+    for i in 0..1_100 {
+        // Same signature, another payload and no token digest: near, not exact, duplicates.
+        let doc = dedupcrawl_index::DocumentFingerprint {
+            tokens: None,
+            ..document(&format!("copy-{i}"), &base)
+        };
+        let decision = index.check_and_insert(&doc).expect("check");
+        assert_eq!(decision.is_new(), i == 0, "copy {i}: {decision:?}");
+    }
+    assert_eq!(
+        most_rows_under_one_key(&crawl, "index_bucket", "band, bucket_key"),
+        1_024
+    );
+}
+
+/// A sampled shingle keeps its first 256 postings: 300 originals sharing half their text
+/// (not duplicates of each other) post shared samples, and none gets more.
+#[test]
+fn a_sample_keeps_its_first_256_postings() {
+    let crawl = postgres_support::fresh_crawl();
+    let index = connect(&crawl);
+    let shared = tokens(8_080, 1_000);
+    for i in 0..300u64 {
+        let mut text = shared.clone();
+        text.extend((0..1_000).map(|n| 10_000_000 + i * 10_000 + n));
+        let decision = index
+            .check_and_insert(&document(&format!("original-{i}"), &text))
+            .expect("check");
+        assert!(decision.is_new(), "original {i}: {decision:?}");
+    }
+    assert_eq!(
+        most_rows_under_one_key(&crawl, "index_posting", "sample"),
+        256
+    );
+}

@@ -24,7 +24,9 @@
 
 use std::sync::Arc;
 
-use dedupcrawl_index::{DedupDecision, DedupIndex, DocumentFingerprint, IndexConfig, IndexError};
+use dedupcrawl_index::{
+    ContentUnit, DedupDecision, DedupIndex, DocumentFingerprint, IndexConfig, IndexError,
+};
 use dedupcrawl_sketch::{
     BlockSketch, MinHasher, ModSample, PayloadDigest, TokenDigest, shingle_set,
 };
@@ -39,10 +41,13 @@ pub const MIN_MAIN_CONTENT_SHINGLES: usize = 4;
 const LINK_TOKEN_SEED: u64 = 0x6c69_6e6b;
 
 /// A main-content block with at least this many normalized tokens (about 25 words) is
-/// substantial: a page with one that a page of its host lacks is not that page's duplicate.
-/// Shorter blocks (a timestamp, a view counter, a "related" link) are what per-request noise
-/// is made of.
+/// substantial: it gets a sketch, so an edited copy of it on another page of the host is still
+/// its counterpart (see [`dedupcrawl_index::missing_tokens`]).
 pub const SUBSTANTIAL_BLOCK_TOKENS: usize = 12;
+/// A block whose text is more than this share link text is a link list (a menu item, a
+/// "related" entry): not own content, the link tokens weigh it. A heading whose words are
+/// partly links (rustdoc's `impl Clone for EscapeDefault`) is still content.
+const LINK_LIST_DENSITY: f32 = 0.9;
 /// Block sketches kept per page, at most (a page's first substantial blocks; a block whose
 /// counterpart was not kept only makes a page look new, never a duplicate).
 pub const MAX_BLOCK_SKETCHES: usize = 512;
@@ -187,6 +192,9 @@ pub struct Fingerprinted {
     pub view: View,
     /// The normalized token hashes the signature was computed from.
     pub tokens: Vec<u64>,
+    /// Keys ([`DedupStage::block_key`]) of the main-content blocks left out as the host's
+    /// template.
+    pub template_keys: Vec<u64>,
 }
 
 /// The stage's answer for one page.
@@ -293,16 +301,17 @@ impl DedupStage {
         payload: &[u8],
         page: PreparedPage,
     ) -> Result<Fingerprinted, IndexError> {
-        let candidates = self.textprep.candidate_block_fingerprints(&page);
         let w = self.settings.shingle_size;
         let full_tokens = || {
             self.textprep
                 .token_hashes(&page, View::FullPage, &|_| false)
         };
-        // Tokens of the blocks that pass the per-page rules, block by block, so the host's
-        // template can be cut out without tokenizing twice.
+        // Tokens of the main-content blocks, block by block, so the host's template can be cut
+        // out without tokenizing twice. A block is known by its normalized tokens (its key):
+        // a timestamp or a counter that changes per request keeps its key, numbers being no
+        // tokens. Blocks with no token (a lone number, punctuation) are not content.
         let mut content_tokens = Vec::new();
-        let mut block_ranges = Vec::new();
+        let mut blocks: Vec<ContentBlock> = Vec::new();
         if self.settings.view == View::MainContent {
             for block in self
                 .textprep
@@ -314,10 +323,23 @@ impl DedupStage {
                     page.language,
                     &mut content_tokens,
                 );
-                block_ranges.push((block.fingerprint(), start..content_tokens.len()));
+                let range = start..content_tokens.len();
+                if range.is_empty() {
+                    continue;
+                }
+                blocks.push(ContentBlock {
+                    key: content_block_key(&content_tokens[range.clone()]),
+                    range,
+                    links: block.link_density() > LINK_LIST_DENSITY,
+                });
             }
         }
+        let mut candidates: Vec<u64> = blocks.iter().map(|b| b.key).collect();
+        candidates.sort_unstable();
+        candidates.dedup();
         let mut block_sketches = Vec::new();
+        let mut own_content = Vec::new();
+        let mut template_keys = Vec::new();
         let (view, token_hashes, stable_tokens) = match self.settings.view {
             View::FullPage => {
                 let tokens = full_tokens();
@@ -333,20 +355,36 @@ impl DedupStage {
                     .iter()
                     .zip(counts)
                     .filter(|&(_, count)| count >= min_pages)
-                    .map(|(&fingerprint, _)| fingerprint)
+                    .map(|(&key, _)| key)
                     .collect();
-                block_sketches = block_ranges
+                template_keys = template.iter().copied().collect();
+                template_keys.sort_unstable();
+                // The page's own content: its non-template blocks, link lists left out (the
+                // link tokens weigh those), each with a sketch when substantial; a block the
+                // page repeats (a note under every method) counts once.
+                let mut own_keys = FxHashSet::default();
+                for block in blocks
                     .iter()
-                    .filter(|(fingerprint, range)| {
-                        range.len() >= SUBSTANTIAL_BLOCK_TOKENS && !template.contains(fingerprint)
-                    })
-                    .take(MAX_BLOCK_SKETCHES)
-                    .map(|(_, range)| BlockSketch::of(&content_tokens[range.clone()]))
-                    .collect();
-                let main: Vec<u64> = block_ranges
+                    .filter(|b| !b.links && !template.contains(&b.key) && own_keys.insert(b.key))
+                {
+                    let tokens = &content_tokens[block.range.clone()];
+                    let sketch =
+                        (tokens.len() >= SUBSTANTIAL_BLOCK_TOKENS).then(|| BlockSketch::of(tokens));
+                    if let Some(sketch) = sketch
+                        && block_sketches.len() < MAX_BLOCK_SKETCHES
+                    {
+                        block_sketches.push(sketch);
+                    }
+                    own_content.push(ContentUnit {
+                        key: block.key,
+                        tokens: tokens.len().min(usize::from(u16::MAX)) as u16,
+                        sketch,
+                    });
+                }
+                let main: Vec<u64> = blocks
                     .iter()
-                    .filter(|(fingerprint, _)| !template.contains(fingerprint))
-                    .flat_map(|(_, range)| content_tokens[range.clone()].iter().copied())
+                    .filter(|b| !template.contains(&b.key))
+                    .flat_map(|b| content_tokens[b.range.clone()].iter().copied())
                     .collect();
                 if main.len() >= MIN_MAIN_CONTENT_SHINGLES * w {
                     (View::MainContent, main, content_tokens)
@@ -372,6 +410,7 @@ impl DedupStage {
         let mut fingerprint = DocumentFingerprint::new(name, host, PayloadDigest::of(payload));
         fingerprint.block_fingerprints = candidates;
         fingerprint.block_sketches = block_sketches;
+        fingerprint.own_content = own_content;
         // Text-based checks need at least one whole shingle: a one-word page ("Redirecting…")
         // says nothing about which page it is. Such pages are only exact payload duplicates.
         // The normalized-text digest is taken over the page's own content (not minus the
@@ -393,7 +432,18 @@ impl DedupStage {
             page,
             view,
             tokens: token_hashes,
+            template_keys,
         })
+    }
+
+    /// The key under which the index counts a content block of `text` for its host (and a
+    /// stored page lists it): a hash of its normalized tokens; `None` for text with no token.
+    pub fn block_key(&self, text: &str, language: dedupcrawl_textprep::Language) -> Option<u64> {
+        let mut tokens = Vec::new();
+        self.textprep
+            .normalizer()
+            .token_hashes(text, language, &mut tokens);
+        (!tokens.is_empty()).then(|| content_block_key(&tokens))
     }
 
     /// One token per distinct link target outside the page's chrome (`nav`, `header`,
@@ -446,6 +496,7 @@ impl DedupStage {
             page,
             view,
             tokens,
+            ..
         } = self.fingerprint_prepared(name, host, payload, page)?;
         let token_count = tokens.len();
         let decision = self.index.check_and_insert(&fingerprint)?;
@@ -478,6 +529,24 @@ impl DedupStage {
         })
     }
 }
+
+/// A main-content block of the page being fingerprinted: its key, its tokens (a range of the
+/// page's content tokens) and whether it is mostly links.
+struct ContentBlock {
+    key: u64,
+    range: std::ops::Range<usize>,
+    links: bool,
+}
+
+/// The key of a content block: a hash of its normalized token hashes (see
+/// [`DedupStage::block_key`]).
+fn content_block_key(tokens: &[u64]) -> u64 {
+    let bytes: Vec<u8> = tokens.iter().flat_map(|t| t.to_le_bytes()).collect();
+    xxhash_rust::xxh3::xxh3_64_with_seed(&bytes, BLOCK_KEY_SEED)
+}
+
+/// Hash seed of block keys.
+const BLOCK_KEY_SEED: u64 = 0x0062_6c6f_636b;
 
 /// What a page's relative links resolve against: its URL, or for a file of a site on disk
 /// (`host` is the site's directory) its path inside the site, so that copies of a site in two

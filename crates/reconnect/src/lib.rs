@@ -12,6 +12,13 @@
 //! earlier attempt was rolled back with its connection), never one statement inside it. A
 //! COMMIT lost with its connection may or may not have been applied: each store says in its
 //! code what a re-run does then.
+//!
+//! [`StoreRuntime`] is the other half the stores share: their calls are synchronous, so each
+//! runs its queries on a runtime of its own and waits for the answer.
+
+mod store_runtime;
+
+pub use store_runtime::{CallPanicked, StoreRuntime};
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

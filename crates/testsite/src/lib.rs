@@ -18,6 +18,11 @@
 //! template, re-templated mirror, multi-part stories, per-request noise, identifiers, hubs),
 //! with their ground truth ([`ClassesTruth`]).
 //!
+//! [`VariedSites::start`]`(seed)` serves a second, independent family of class hosts, drawn
+//! from the seed: each host in its own markup style ([`MarkupStyle`]) and chrome, real prose
+//! from the benchmark data sets in `../shared/data`, plus an endless calendar, with its
+//! ground truth checked on the served text ([`VariedTruth`]).
+//!
 //! [`Soft404Site`] serves a heavy-template shop that answers `200` "page not found" for any
 //! unknown path (soft 404s), with its ground truth ([`Soft404Truth`]).
 //!
@@ -59,8 +64,11 @@ pub mod hostile_site;
 pub mod hostile_streams;
 mod html;
 mod mutating;
+mod page_server;
+pub mod similarity;
 mod soft_404;
 mod text;
+mod varied;
 
 use std::io;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
@@ -83,6 +91,10 @@ pub use expect::{
 };
 pub use mutating::{MutatingSite, Validation, text};
 pub use soft_404::{SOFT_404_PRODUCTS, Soft404Site, Soft404Truth};
+pub use varied::{
+    CalendarTruth, MAIN_END, MAIN_START, MarkupStyle, Measured, VariedHost, VariedSites,
+    VariedTruth, shared_data_root,
+};
 
 /// Number of `/article/N` pages.
 pub const ARTICLE_COUNT: usize = 30;

@@ -40,8 +40,9 @@ pub struct TextBlock {
     pub words: u32,
     /// [`block_fingerprint`] of the text, computed once at extraction.
     pub fingerprint: u64,
-    /// Inside page chrome: `<nav>`, `<header>`, `<footer>`, `<aside>` or an element whose
-    /// id/class names navigation, menus, sidebars, footers or cookie banners.
+    /// Inside page chrome: `<nav>`, `<aside>`, `<menu>`, `<dialog>`, a page-level `<header>`
+    /// or `<footer>` (not one inside an article or section), or an element whose id/class
+    /// names navigation, menus, sidebars, footers, cookie banners or popups.
     pub in_chrome: bool,
     /// Hash of where the block sits in the document: the chain of open elements from `<html>`
     /// down to the block, each as its name, id and class with digits left out (so `post-17`
@@ -51,7 +52,15 @@ pub struct TextBlock {
     /// The same chain with element names only: what a host model falls back on for a path it
     /// has not seen (a heading or code block with a class of its own).
     pub shape: u64,
+    /// The innermost element the block sits in, as an index into
+    /// [`ExtractedPage::element_parents`] ([`NO_ELEMENT`] at the top level): which blocks
+    /// share a container, e.g. the region of a page its main content comes from.
+    #[serde(default)]
+    pub parent: u32,
 }
+
+/// [`TextBlock::parent`] / [`ExtractedPage::element_parents`] of something in no element.
+pub const NO_ELEMENT: u32 = u32::MAX;
 
 impl TextBlock {
     /// Share of the block's characters that are link text (0.0 ..= 1.0).
@@ -87,6 +96,7 @@ impl TextBlock {
             in_chrome: false,
             path: 0,
             shape: 0,
+            parent: NO_ELEMENT,
         }
     }
 }
@@ -183,6 +193,30 @@ pub struct ExtractedPage {
     /// `<base href>` as written.
     pub base_href: Option<String>,
     pub robots: RobotsMeta,
+    /// For each element of the page that was open around text (numbered in document order),
+    /// the element it sits in ([`NO_ELEMENT`] at the top): the tree of containers, which the
+    /// tokenizer-based extraction otherwise does not keep. Parents come before children.
+    #[serde(default)]
+    pub element_parents: Vec<u32>,
+}
+
+impl ExtractedPage {
+    /// Whether `block` sits (at any depth) inside element `container`.
+    pub fn is_inside(&self, block: &TextBlock, container: u32) -> bool {
+        let mut element = block.parent;
+        // Parents come before children, so the walk ends (also on a malformed table).
+        while element != NO_ELEMENT && element >= container {
+            if element == container {
+                return true;
+            }
+            element = self
+                .element_parents
+                .get(element as usize)
+                .copied()
+                .unwrap_or(NO_ELEMENT);
+        }
+        false
+    }
 }
 
 impl ExtractedPage {
@@ -273,13 +307,18 @@ fn is_void(name: &str) -> bool {
 }
 
 fn is_chrome_element(name: &str) -> bool {
-    matches!(name, "nav" | "header" | "footer" | "aside" | "menu")
+    matches!(
+        name,
+        "nav" | "header" | "footer" | "aside" | "menu" | "dialog"
+    )
 }
 
 /// id/class words that mark page chrome on sites that do not use semantic elements.
 fn attribute_names_chrome(value: &str) -> bool {
-    const MARKERS: [&str; 12] = [
+    const MARKERS: [&str; 14] = [
         "nav",
+        "popup",
+        "modal",
         "menu",
         "footer",
         "sidebar",
@@ -315,6 +354,8 @@ struct OpenElement {
     chrome: bool,
     skipped: bool,
     link: bool,
+    /// This element's number in [`ExtractedPage::element_parents`].
+    serial: u32,
 }
 
 #[derive(Default)]
@@ -392,6 +433,7 @@ impl SinkState {
                 in_chrome: self.chrome_depth > 0,
                 path: self.current_path(),
                 shape: self.open.last().map_or(0, |e| e.shape),
+                parent: self.open.last().map_or(NO_ELEMENT, |e| e.serial),
             });
         }
         self.current.clear();
@@ -399,6 +441,15 @@ impl SinkState {
         self.current_link_chars = 0;
         self.current_kind = None;
         self.pending_space = false;
+    }
+
+    /// Numbers a new element inside the innermost open one.
+    fn new_element(&mut self) -> u32 {
+        let serial = self.page.element_parents.len() as u32;
+        self.page
+            .element_parents
+            .push(self.open.last().map_or(NO_ELEMENT, |e| e.serial));
+        serial
     }
 
     fn current_path(&self) -> u64 {
@@ -482,6 +533,7 @@ impl SinkState {
         if let Some(raw) = raw_kind_of_skipped(name) {
             // Raw-text elements end at their own end tag, which the tokenizer guarantees.
             self.skip_depth += 1;
+            let serial = self.new_element();
             self.open.push(OpenElement {
                 name: tag.name.clone(),
                 path: 0,
@@ -489,6 +541,7 @@ impl SinkState {
                 chrome: false,
                 skipped: true,
                 link: false,
+                serial,
             });
             return TokenSinkResult::RawData(raw);
         }
@@ -503,19 +556,46 @@ impl SinkState {
         }
         let id = attr("id");
         let class = attr("class");
-        let chrome = is_chrome_element(name)
-            || id.as_deref().is_some_and(attribute_names_chrome)
-            || class.as_deref().is_some_and(attribute_names_chrome)
+        // A `<header>`/`<footer>` inside an article or section is that part's own header (its
+        // title, byline, date), not the page's banner: ARIA gives them the banner and
+        // contentinfo roles only outside article, aside, main, nav and section.
+        let sectioned = matches!(name, "header" | "footer")
+            && self
+                .open
+                .iter()
+                .any(|e| matches!(&*e.name, "article" | "aside" | "main" | "nav" | "section"));
+        // The page's own containers are never chrome by their classes: `<html
+        // class="sidebar-visible">` (mdBook) or `<main class="has-sidebar">` say how the page is
+        // laid out, not that everything in it is a sidebar.
+        let container = matches!(name, "html" | "body" | "main" | "article");
+        let chrome = (is_chrome_element(name) && !sectioned)
+            || (!container
+                && (id.as_deref().is_some_and(attribute_names_chrome)
+                    || class.as_deref().is_some_and(attribute_names_chrome)))
             || attr("role").is_some_and(|v| {
-                matches!(v.as_str(), "navigation" | "banner" | "contentinfo" | "menu")
+                matches!(
+                    v.as_str(),
+                    "navigation" | "banner" | "contentinfo" | "menu" | "dialog" | "alertdialog"
+                )
             });
         let skipped = is_skipped_subtree(name);
-        let link = name == "a";
+        // Text of a link. A heading that links to itself (`<h2><a href="#comments">`, as
+        // mdBook writes every heading) is a heading, not navigation; other links to a spot of
+        // the page (a table of contents, "skip to content") are links.
+        let link = name == "a"
+            && attr("href").is_some_and(|href| {
+                !href.trim_start().starts_with('#')
+                    || !self
+                        .open
+                        .iter()
+                        .any(|e| matches!(&*e.name, "h1" | "h2" | "h3" | "h4" | "h5" | "h6"))
+            });
         self.chrome_depth += chrome as usize;
         self.skip_depth += skipped as usize;
         self.link_depth += link as usize;
         let parent_shape = self.open.last().map_or(0, |e| e.shape);
         let path = element_path(self.current_path(), name, id.as_deref(), class.as_deref());
+        let serial = self.new_element();
         self.open.push(OpenElement {
             name: tag.name.clone(),
             path,
@@ -523,6 +603,7 @@ impl SinkState {
             chrome,
             skipped,
             link,
+            serial,
         });
         TokenSinkResult::Continue
     }

@@ -34,8 +34,8 @@ mod main_content;
 mod normalize;
 
 pub use extract::{
-    BlockKind, ExtractedPage, LinkKind, PageLink, RobotsMeta, TextBlock, block_fingerprint,
-    extract, extract_capped, extract_text_with_dom,
+    BlockKind, ExtractedPage, LinkKind, NO_ELEMENT, PageLink, RobotsMeta, TextBlock,
+    block_fingerprint, extract, extract_capped, extract_text_with_dom,
 };
 pub use language::{Language, LanguageSource, decide_language};
 pub use main_content::{
@@ -212,18 +212,6 @@ impl TextPrep {
                 .get(index)
                 .is_some_and(|block| self.config.boilerplate.is_content_candidate(block)),
         }
-    }
-
-    /// Fingerprints of the main-content blocks before the host's template is cut: what the
-    /// per-host block counts are kept for.
-    pub fn candidate_block_fingerprints(&self, page: &PreparedPage) -> Vec<u64> {
-        let mut fingerprints: Vec<u64> = self
-            .view_blocks(page, View::MainContent, &|_| false)
-            .map(TextBlock::fingerprint)
-            .collect();
-        fingerprints.sort_unstable();
-        fingerprints.dedup();
-        fingerprints
     }
 
     /// The blocks of a view. `is_host_boilerplate(fingerprint)` says whether a block recurs on

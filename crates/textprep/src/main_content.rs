@@ -195,11 +195,65 @@ impl PageExtractor {
                 }
             }
             for (keep, block) in mask[start..end].iter_mut().zip(run) {
-                *keep = kept.claim(&block.text, CLAIM_SHARE);
+                // A word or two of page chrome (a menu item: "Rust" of a theme menu, "Any" of
+                // a sidebar) is found as a line of almost any text; chrome's headings and
+                // sentences are matched as any block.
+                let menu_item =
+                    block.in_chrome && block.kind != BlockKind::Heading && block.word_count() <= 2;
+                *keep = !menu_item && kept.claim(&block.text, CLAIM_SHARE);
             }
             start = end;
         }
-        mask.iter().any(|&m| m).then_some(mask)
+        if !mask.iter().any(|&m| m) {
+            return None;
+        }
+        complete_in_region(page, &mut mask);
+        Some(mask)
+    }
+}
+
+/// Share of the extractor's kept text that the element holding a page's content region holds.
+const REGION_SHARE: f64 = 0.8;
+
+/// Completes the extractor's verdict within the region its kept text comes from (the deepest
+/// element holding [`REGION_SHARE`] of it: an article's body, rustdoc's `#main-content`,
+/// mdBook's `<main>`): the headings there are kept too.
+///
+/// Why: the extractor judges a short block on its own, and drops or keeps a heading from one
+/// page to the next of the same template (mdBook's `<h2><a href="#x">Comments</a></h2>` on one
+/// chapter stub, not on the next; rustdoc's `impl Send for Vars` headers, all links). A
+/// heading is what tells two pages of one template apart, so two distinct stubs came out as
+/// copies.
+fn complete_in_region(page: &ExtractedPage, mask: &mut [bool]) {
+    let parents = &page.element_parents;
+    let mut kept = vec![0u64; parents.len()];
+    let mut total = 0u64;
+    for (block, _) in page
+        .blocks
+        .iter()
+        .zip(mask.iter())
+        .filter(|(_, keep)| **keep)
+    {
+        let chars = u64::from(block.chars);
+        total += chars;
+        let mut element = block.parent;
+        while let Some(count) = kept.get_mut(element as usize) {
+            *count += chars;
+            element = parents[element as usize];
+        }
+    }
+    // The elements holding more than half of the kept text form one chain from the top; its
+    // deepest (highest number: children come after parents) is the region.
+    let needed = (REGION_SHARE * total as f64).ceil() as u64;
+    let Some(region) = kept.iter().rposition(|&count| total > 0 && count >= needed) else {
+        return;
+    };
+    let region = region as u32;
+    for (keep, block) in mask.iter_mut().zip(&page.blocks) {
+        let inside = !*keep && page.is_inside(block, region);
+        if inside && block.kind == BlockKind::Heading && !block.in_chrome {
+            *keep = true;
+        }
     }
 }
 

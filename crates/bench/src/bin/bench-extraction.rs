@@ -2,7 +2,8 @@
 //! crates, scored on WCXB dev and the ScrapingHub article benchmark (`../shared/data`) and timed
 //! in the same run (MB/s = HTML bytes / CPU time of the one measuring thread).
 //!
-//! `bench-extraction [--every N]`: `--every 10` scores every 10th page of each WCXB type (quick).
+//! `bench-extraction [--every N] [--only NAME]`: `--every 10` scores every 10th page of each
+//! WCXB type (quick); `--only` scores the candidates whose name contains NAME.
 
 use dedupcrawl_bench::extraction::{
     ScoredPage, SetScore, load_scrapinghub, load_wcxb, score_set, shared_data_root,
@@ -82,8 +83,12 @@ fn main() -> anyhow::Result<()> {
         wcxb.len(),
         scrapinghub.len()
     );
+    let only = args.value("--only");
     let mut results: Vec<(&str, SetScore, SetScore)> = Vec::new();
     for (name, extractor) in candidates() {
+        if only.as_deref().is_some_and(|only| !name.contains(only)) {
+            continue;
+        }
         eprintln!("scoring {name}");
         let on_wcxb = score_set(&wcxb, &extractor);
         let on_scrapinghub = score_set(&scrapinghub, &extractor);

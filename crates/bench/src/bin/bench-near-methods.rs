@@ -238,7 +238,9 @@ fn main() -> anyhow::Result<()> {
             measured(1),
         ]);
     }
-    println!("S-curves: P(candidate) by Jaccard (measured: share of the pairs of the bin that are candidates)\n");
+    println!(
+        "S-curves: P(candidate) by Jaccard (measured: share of the pairs of the bin that are candidates)\n"
+    );
     println!("{}", curve.render());
     Ok(())
 }

@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use dedupcrawl_testsite::ClassTruth;
+use dedupcrawl_testsite::{ClassTruth, PageClass};
 use serde_json::Value;
 
 /// The last crawl-log line of each URL, as JSON (so fields added later, such as
@@ -22,6 +22,15 @@ fn decision(lines: &HashMap<String, Value>, url: &str) -> String {
         .and_then(|l| l["decision"].as_str())
         .unwrap_or("never fetched")
         .to_string()
+}
+
+/// The decision logged for `url` with its similarity, when it has one: `near_duplicate 0.912`.
+fn logged(lines: &HashMap<String, Value>, url: &str) -> String {
+    let d = decision(lines, url);
+    match lines.get(url).and_then(|l| l["similarity"].as_f64()) {
+        Some(s) => format!("{d} {s:.3}"),
+        None => d,
+    }
 }
 
 fn is_duplicate(decision: &str) -> bool {
@@ -82,19 +91,19 @@ impl std::fmt::Display for Ratio {
 #[derive(Clone, Debug, Default)]
 pub struct ClassScore {
     pub distinct_archived: Ratio,
-    /// Distinct pages logged as a duplicate: `(url, decision, duplicate_of)`.
+    /// Distinct pages logged as a duplicate: `(url, decision and similarity, duplicate_of)`.
     pub false_duplicates: Vec<(String, String, String)>,
     /// Distinct pages neither archived nor logged as a duplicate: `(url, decision)`.
     pub distinct_lost: Vec<(String, String)>,
     pub copies_linked: Ratio,
     pub copies_archived: Ratio,
-    /// Copies not linked to their original: `(copy, decision, duplicate_of)`.
+    /// Copies not linked to their original: `(copy, decision and similarity, duplicate_of)`.
     pub copies_misplaced: Vec<(String, String, String)>,
     pub parts_linked: Ratio,
     /// Parts fetched before their whole, and after it.
     pub parts_linked_before: Ratio,
     pub parts_linked_after: Ratio,
-    /// Parts not linked to their whole: `(part, decision, duplicate_of)`.
+    /// Parts not linked to their whole: `(part, decision and similarity, duplicate_of)`.
     pub parts_unlinked: Vec<(String, String, String)>,
 }
 
@@ -113,7 +122,8 @@ pub fn score(truth: &ClassTruth, lines: &HashMap<String, Value>) -> ClassScore {
         if d == "archived" {
             s.distinct_archived.hits += 1;
         } else if is_duplicate(&d) {
-            s.false_duplicates.push((url.clone(), d, dup_of(url)));
+            s.false_duplicates
+                .push((url.clone(), logged(lines, url), dup_of(url)));
         } else {
             s.distinct_lost.push((url.clone(), d));
         }
@@ -127,7 +137,7 @@ pub fn score(truth: &ClassTruth, lines: &HashMap<String, Value>) -> ClassScore {
         s.copies_archived.hits += usize::from(d == "archived");
         if !linked {
             s.copies_misplaced
-                .push((c.copy.clone(), d, dup_of(&c.copy)));
+                .push((c.copy.clone(), logged(lines, &c.copy), dup_of(&c.copy)));
         }
     }
     for p in &truth.parts {
@@ -140,7 +150,8 @@ pub fn score(truth: &ClassTruth, lines: &HashMap<String, Value>) -> ClassScore {
         };
         s.parts_linked.add(hit);
         if !linked {
-            s.parts_unlinked.push((p.part.clone(), d, dup_of(&p.part)));
+            s.parts_unlinked
+                .push((p.part.clone(), logged(lines, &p.part), dup_of(&p.part)));
         }
         if p.fetched_before_whole {
             s.parts_linked_before.add(hit);
@@ -149,4 +160,48 @@ pub fn score(truth: &ClassTruth, lines: &HashMap<String, Value>) -> ClassScore {
         }
     }
     s
+}
+
+/// The per-class table of a crawl's scores, each failure listed under its class.
+pub fn table(scores: &HashMap<PageClass, ClassScore>) -> String {
+    let mut out = format!(
+        "{:<15} {:>17} {:>10} {:>13} {:>13} {:>15}\n",
+        "class",
+        "distinct archived",
+        "false dup",
+        "copies linked",
+        "parts linked",
+        "copies archived"
+    );
+    for class in PageClass::ALL {
+        let s = &scores[&class];
+        out.push_str(&format!(
+            "{:<15} {:>17} {:>10} {:>13} {:>13} {:>15}\n",
+            class.name(),
+            s.distinct_archived.to_string(),
+            s.false_duplicates.len(),
+            s.copies_linked.to_string(),
+            s.parts_linked.to_string(),
+            s.copies_archived.to_string()
+        ));
+        for (url, d, of) in &s.false_duplicates {
+            out.push_str(&format!("    false duplicate: {url} {d} of {of}\n"));
+        }
+        for (url, d) in &s.distinct_lost {
+            out.push_str(&format!("    distinct not archived: {url} ({d})\n"));
+        }
+        for (url, d, of) in &s.copies_misplaced {
+            out.push_str(&format!("    copy not linked: {url} {d} of {of:?}\n"));
+        }
+        for (url, d, of) in &s.parts_unlinked {
+            out.push_str(&format!("    part not linked: {url} {d} of {of:?}\n"));
+        }
+        if s.parts_linked.total > 0 {
+            out.push_str(&format!(
+                "    parts linked: fetched before the whole {}, after {}\n",
+                s.parts_linked_before, s.parts_linked_after
+            ));
+        }
+    }
+    out
 }

@@ -16,6 +16,15 @@ use dedupcrawl_crawler::Decision;
 use dedupcrawl_crawler::{CrawlConfig, LogLine, read_crawl_log, warc_files};
 use dedupcrawl_testsite::{DupKind, Expectations, TestSite, TestSiteOptions};
 
+/// A two-thread runtime for a test that crawls a fixture in-process.
+pub fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime")
+}
+
 /// The fixture site with test-sized delays.
 pub fn site_options() -> TestSiteOptions {
     TestSiteOptions {

@@ -24,7 +24,7 @@ pub trait Backend {
 #[macro_export]
 macro_rules! frontier_store_suite {
     ($new_backend:expr) => {
-        $crate::frontier_store_suite!(@cases $new_backend; offers_are_deduplicated_by_canonical_url, empty_frontier_says_so, each_host_queue_is_fifo, per_host_delay_is_honoured, ready_hosts_are_served_round_robin, with_a_delay_every_host_gets_its_first_request_at_once, a_slow_host_never_stalls_the_others, crawl_delay_spaces_requests_and_is_stored, changing_the_delay_counts_from_the_last_request, per_host_and_global_concurrency, retry_after_pauses_the_host_only, retries_back_off_exponentially_and_give_up, completing_twice_is_an_error, reopening_puts_unfinished_leases_back_in_front_in_order, delayed_retries_survive_a_restart, idle_hosts_are_pruned_from_memory, a_given_up_host_is_not_scheduled_again_but_keeps_its_urls_for_the_next_run, known_urls_are_offered_again_for_a_new_round);
+        $crate::frontier_store_suite!(@cases $new_backend; offers_are_deduplicated_by_canonical_url, empty_frontier_says_so, each_host_queue_is_fifo, per_host_delay_is_honoured, ready_hosts_are_served_round_robin, with_a_delay_every_host_gets_its_first_request_at_once, a_slow_host_never_stalls_the_others, crawl_delay_spaces_requests_and_is_stored, changing_the_delay_counts_from_the_last_request, per_host_and_global_concurrency, retry_after_pauses_the_host_only, retries_back_off_exponentially_and_give_up, completing_twice_is_an_error, reopening_puts_unfinished_leases_back_in_front_in_order, delayed_retries_survive_a_restart, idle_hosts_are_pruned_from_memory, a_given_up_host_is_not_scheduled_again_but_keeps_its_urls_for_the_next_run, known_urls_are_offered_again_for_a_new_round, links_offered_and_marked_seen_at_once);
     };
     (@cases $new_backend:expr; $($case:ident),*) => {
         $(
@@ -80,6 +80,35 @@ fn ready_now(frontier: &dyn FrontierStore) -> Lease {
         NextUrl::Ready(lease) => lease,
         other => panic!("expected a ready URL, got {other:?}"),
     }
+}
+
+/// A page's links in one call: the in-scope ones offered, the others only marked seen, as
+/// `offer_all` then `mark_all_seen` would (a URL in both counts as offered).
+pub fn links_offered_and_marked_seen_at_once(new_backend: fn() -> Box<dyn Backend>) {
+    let backend = new_backend();
+    let frontier = backend.open(config(0));
+    frontier.mark_seen(&url("http://c.example/old")).unwrap();
+    let (offered, new) = frontier
+        .offer_and_mark_seen(
+            vec![seed("http://a.example/1"), seed("http://a.example/1")],
+            &[
+                url("http://c.example/new"),
+                url("http://a.example/1"),
+                url("http://c.example/old"),
+                url("http://c.example/new"),
+            ],
+        )
+        .unwrap();
+    assert_eq!(offered, [OfferOutcome::Enqueued, OfferOutcome::AlreadySeen]);
+    assert_eq!(new, [true, false, false, false]);
+    assert!(frontier.contains(&url("http://c.example/new")).unwrap());
+    let lease = wait_ready(frontier.as_ref());
+    assert_eq!(lease.url().as_str(), "http://a.example/1");
+    frontier.complete(lease, HostOutcome::Done).unwrap();
+    assert!(matches!(
+        frontier.next_ready(Instant::now()).unwrap(),
+        NextUrl::Empty
+    ));
 }
 
 pub fn offers_are_deduplicated_by_canonical_url(new_backend: fn() -> Box<dyn Backend>) {

@@ -12,14 +12,16 @@ pub(super) struct PgStorage<'a> {
     pub(super) reserved_id: std::cell::Cell<Option<i64>>,
     /// The host and blocks of an original this decision stored: counted after the commit.
     pub(super) pending_counts: RefCell<Option<(String, Vec<i64>)>>,
+    /// The decision's reads done with its locks, and the records it read.
+    pub(super) read_ahead: RefCell<ReadAhead>,
 }
 
 impl Drop for PgStorage<'_> {
     fn drop(&mut self) {
         // A transaction left over (an error) is rolled back on the runtime: a pooled connection
         // must be given back inside it.
-        if let (Some(tx), Some(runtime)) = (self.tx.get_mut().take(), &self.index.runtime) {
-            runtime.spawn(async move {
+        if let Some(tx) = self.tx.get_mut().take() {
+            self.index.runtime.spawn(async move {
                 let _ = tx.rollback().await;
             });
         }
@@ -43,7 +45,10 @@ impl PgStorage<'_> {
         Fut: Future<Output = (Result<T, sqlx::Error>, Tx)> + Send + 'static,
     {
         let tx = self.take()?;
-        let (result, tx) = block_on(self.index.runtime()?, body(tx, self.index.crawl.clone()))?;
+        let (result, tx) = self
+            .index
+            .runtime
+            .block_on(body(tx, self.index.crawl.clone()))?;
         *self.tx.borrow_mut() = Some(tx);
         result.map_err(database(action))
     }
@@ -100,6 +105,31 @@ impl PgStorage<'_> {
     }
 }
 
+/// Stores a document in one statement (data-modifying CTEs: each round trip is held under the
+/// decision's locks, which other checks of related documents wait for): its record ($2 id, $3
+/// original, $4 record), bucket rows ($5 bands, $6 bucket keys), postings ($7) and digests ($8
+/// kinds, $9 keys). With $10 the buckets and postings given have room (the decision's first
+/// reads counted them); without, each is added only while it has fewer members than $11
+/// ([`MAX_BUCKET_MEMBERS`]) or postings than $12 ([`MAX_POSTINGS_PER_SAMPLE`]).
+const STORE_DOCUMENT: &str = "\
+    WITH document AS (\
+      INSERT INTO index_document (crawl, id, original, record) VALUES ($1, $2, $3, $4)), \
+    bucket AS (\
+      INSERT INTO index_bucket (crawl, band, bucket_key, id) \
+      SELECT $1, b.band, b.bucket_key, $2 \
+      FROM unnest($5::smallint[], $6::bigint[]) AS b(band, bucket_key) \
+      WHERE $10 OR (SELECT count(*) FROM index_bucket m WHERE m.crawl = $1 \
+                    AND m.band = b.band AND m.bucket_key = b.bucket_key) < $11), \
+    posting AS (\
+      INSERT INTO index_posting (crawl, sample, id) \
+      SELECT $1, s.sample, $2 FROM unnest($7::bigint[]) AS s(sample) \
+      WHERE $10 OR (SELECT count(*) FROM index_posting m WHERE m.crawl = $1 \
+                    AND m.sample = s.sample) < $12 \
+      ON CONFLICT DO NOTHING) \
+    INSERT INTO index_digest (crawl, kind, digest_key, id) \
+    SELECT $1, d.kind, d.digest_key, $2 \
+    FROM unnest($8::\"char\"[], $9::bigint[]) AS d(kind, digest_key) ON CONFLICT DO NOTHING";
+
 /// A document's LSH buckets as (bands, bucket keys) columns.
 fn bucket_rows(config: &IndexConfig, document: &StoredDocument) -> (Vec<i16>, Vec<i64>) {
     let Some(signature) = &document.signature else {
@@ -141,12 +171,15 @@ pub(super) fn document_id(id: i64) -> Result<DocumentId, IndexError> {
     })
 }
 
-fn capped_count(count: i32) -> u32 {
+pub(super) fn capped_count(count: i32) -> u32 {
     u32::try_from(count).unwrap_or(0).min(COUNT_CAP)
 }
 
 impl IndexStorage for PgStorage<'_> {
     fn document(&self, id: DocumentId) -> Result<Option<StoredDocument>, IndexError> {
+        if let Some(known) = self.read_ahead.borrow().record(id) {
+            return Ok(known);
+        }
         let record: Option<Vec<u8>> =
             self.call("read a document", move |mut tx, crawl| async move {
                 let result = sqlx::query_scalar(
@@ -158,9 +191,26 @@ impl IndexStorage for PgStorage<'_> {
                 .await;
                 (result, tx)
             })?;
-        record
+        let document = record
             .map(|bytes| StoredDocument::decode(id, &bytes))
-            .transpose()
+            .transpose()?;
+        self.read_ahead.borrow_mut().keep(id, document.clone());
+        Ok(document)
+    }
+
+    /// From the decision's first reads when they hold the buckets, else read.
+    fn lsh_candidates(
+        &self,
+        band_keys: &[u64],
+        limit: usize,
+    ) -> Result<Vec<DocumentId>, IndexError> {
+        if let Some(known) = self.read_ahead.borrow().candidates(band_keys, limit) {
+            return Ok(known);
+        }
+        Ok(crate::storage::distinct_members(
+            self.bucket_members(band_keys)?,
+            limit,
+        ))
     }
 
     fn bucket_members(&self, band_keys: &[u64]) -> Result<Vec<Vec<DocumentId>>, IndexError> {
@@ -209,65 +259,77 @@ impl IndexStorage for PgStorage<'_> {
         ids.into_iter().map(document_id).collect()
     }
 
-    /// One query for all of them.
+    /// From the records read so far, and one query for the others.
     fn documents(&self, ids: &[DocumentId]) -> Result<Vec<Option<StoredDocument>>, IndexError> {
-        if ids.is_empty() {
-            return Ok(Vec::new());
-        }
-        let wanted: Vec<i64> = ids.iter().map(|&id| i64::from(id)).collect();
-        let rows: Vec<(i64, Vec<u8>)> =
-            self.call("read documents", move |mut tx, crawl| async move {
-                let result = sqlx::query_as(
-                    "SELECT x.id, x.record FROM unnest($2::bigint[]) AS w(id) \
-                     CROSS JOIN LATERAL (SELECT d.id, d.record FROM index_document d \
-                     WHERE d.crawl = $1 AND d.id = w.id OFFSET 0) AS x",
-                )
-                .bind(&crawl)
-                .bind(&wanted)
-                .fetch_all(&mut *tx)
-                .await;
-                (result, tx)
-            })?;
-        let mut found: std::collections::HashMap<i64, Vec<u8>> = rows.into_iter().collect();
-        ids.iter()
-            .map(|&id| {
-                found
+        let wanted: Vec<i64> = {
+            let read_ahead = self.read_ahead.borrow();
+            ids.iter()
+                .filter(|&&id| read_ahead.record(id).is_none())
+                .map(|&id| i64::from(id))
+                .collect()
+        };
+        if !wanted.is_empty() {
+            let asked = wanted.clone();
+            let rows: Vec<(i64, Vec<u8>)> =
+                self.call("read documents", move |mut tx, crawl| async move {
+                    let result = sqlx::query_as(
+                        "SELECT x.id, x.record FROM unnest($2::bigint[]) AS w(id) \
+                         CROSS JOIN LATERAL (SELECT d.id, d.record FROM index_document d \
+                         WHERE d.crawl = $1 AND d.id = w.id OFFSET 0) AS x",
+                    )
+                    .bind(&crawl)
+                    .bind(&asked)
+                    .fetch_all(&mut *tx)
+                    .await;
+                    (result, tx)
+                })?;
+            let mut found: std::collections::HashMap<i64, Vec<u8>> = rows.into_iter().collect();
+            let mut read_ahead = self.read_ahead.borrow_mut();
+            for id in wanted {
+                let id = document_id(id)?;
+                let document = found
                     .remove(&i64::from(id))
                     .map(|bytes| StoredDocument::decode(id, &bytes))
-                    .transpose()
-            })
-            .collect()
+                    .transpose()?;
+                read_ahead.keep(id, document);
+            }
+        }
+        let read_ahead = self.read_ahead.borrow();
+        Ok(ids
+            .iter()
+            .map(|&id| read_ahead.record(id).flatten())
+            .collect())
     }
 
-    /// One query for all of them.
-    fn postings_of(&self, sample_values: &[u64]) -> Result<Vec<Vec<DocumentId>>, IndexError> {
+    /// Ranked where the postings are: one row a candidate, not hundreds of postings.
+    fn most_posted(
+        &self,
+        sample_values: &[u64],
+        limit: usize,
+    ) -> Result<Vec<DocumentId>, IndexError> {
         if sample_values.is_empty() {
             return Ok(Vec::new());
         }
-        let wanted: Vec<i64> = sample_values.iter().map(|&v| v as i64).collect();
-        let rows: Vec<(i64, i64)> =
-            self.call("read postings", move |mut tx, crawl| async move {
-                let result = sqlx::query_as(
-                    "SELECT x.sample, x.id FROM unnest($2::bigint[]) AS w(sample) \
-                     CROSS JOIN LATERAL (SELECT p.sample, p.id FROM index_posting p \
-                     WHERE p.crawl = $1 AND p.sample = w.sample OFFSET 0) AS x \
-                     ORDER BY x.sample, x.id",
-                )
-                .bind(&crawl)
-                .bind(&wanted)
-                .fetch_all(&mut *tx)
-                .await;
-                (result, tx)
-            })?;
-        let mut by_value: std::collections::HashMap<i64, Vec<DocumentId>> =
-            std::collections::HashMap::new();
-        for (sample, id) in rows {
-            by_value.entry(sample).or_default().push(document_id(id)?);
+        if let Some(known) = self.read_ahead.borrow().most_posted(sample_values, limit) {
+            return Ok(known);
         }
-        Ok(sample_values
-            .iter()
-            .map(|&value| by_value.get(&(value as i64)).cloned().unwrap_or_default())
-            .collect())
+        let wanted: Vec<i64> = sample_values.iter().map(|&v| v as i64).collect();
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let ids: Vec<i64> = self.call("rank postings", move |mut tx, crawl| async move {
+            let result = sqlx::query_scalar(
+                "SELECT x.id FROM unnest($2::bigint[]) AS w(sample) \
+                 CROSS JOIN LATERAL (SELECT p.id FROM index_posting p \
+                 WHERE p.crawl = $1 AND p.sample = w.sample OFFSET 0) AS x \
+                 GROUP BY x.id ORDER BY count(*) DESC, x.id LIMIT $3",
+            )
+            .bind(&crawl)
+            .bind(&wanted)
+            .bind(limit)
+            .fetch_all(&mut *tx)
+            .await;
+            (result, tx)
+        })?;
+        ids.into_iter().map(document_id).collect()
     }
 
     fn payload_match(&self, key: u64) -> Result<Option<DocumentId>, IndexError> {
@@ -283,6 +345,9 @@ impl IndexStorage for PgStorage<'_> {
         payload_key: u64,
         token_key: Option<u64>,
     ) -> Result<(Option<DocumentId>, Option<DocumentId>), IndexError> {
+        if let Some(known) = self.read_ahead.borrow().digests(payload_key, token_key) {
+            return Ok(known);
+        }
         let (payload, tokens): (Option<i64>, Option<i64>) =
             self.call("read exact digests", move |mut tx, crawl| async move {
                 let result = sqlx::query_as(
@@ -314,8 +379,8 @@ impl IndexStorage for PgStorage<'_> {
     }
 
     fn append(&mut self, record: StoredDocument) -> Result<(), IndexError> {
-        let bucket = bucket_rows(&self.index.config, &record);
-        let samples = posting_values(&record);
+        let mut bucket = bucket_rows(&self.index.config, &record);
+        let mut samples = posting_values(&record);
         let digests = digest_rows(&record);
         let original = record.link.is_none();
         let blocks: Vec<i64> = if original {
@@ -323,101 +388,164 @@ impl IndexStorage for PgStorage<'_> {
         } else {
             Vec::new()
         };
+        // Full buckets and postings as the decision's first reads found them: then they are
+        // not counted again, under the locks.
+        let band_keys: Vec<u64> = record
+            .signature
+            .as_ref()
+            .map(|s| self.index.config.lsh.band_keys(s))
+            .unwrap_or_default();
+        let posted: Vec<u64> = samples.iter().map(|&v| v as u64).collect();
+        let full = {
+            let read_ahead = self.read_ahead.borrow();
+            read_ahead
+                .full_buckets(&band_keys)
+                .zip(read_ahead.full_postings(&posted))
+        };
+        let counted = match full {
+            Some((full_buckets, full_postings)) => {
+                let mut band = full_buckets.iter();
+                bucket.0.retain(|_| band.next() == Some(&false));
+                let mut band = full_buckets.iter();
+                bucket.1.retain(|_| band.next() == Some(&false));
+                let mut value = full_postings.iter();
+                samples.retain(|_| value.next() == Some(&false));
+                true
+            }
+            None => false,
+        };
         let (id, host, bytes) = (i64::from(record.id), record.host.clone(), record.encode());
         if original {
             *self.pending_counts.borrow_mut() = Some((host, blocks));
         }
         self.call("store a document", move |mut tx, crawl| async move {
-            // One statement (data-modifying CTEs): each round trip is held under the
-            // decision's locks, which other checks of related documents wait for.
-            let result = sqlx::query(&format!(
-                "WITH document AS (\
-                   INSERT INTO index_document (crawl, id, original, record) \
-                   VALUES ($1, $2, $3, $4)), \
-                 bucket AS (\
-                   INSERT INTO index_bucket (crawl, band, bucket_key, id) \
-                   SELECT $1, b.band, b.bucket_key, $2 \
-                   FROM unnest($5::smallint[], $6::bigint[]) AS b(band, bucket_key) \
-                   WHERE (SELECT count(*) FROM index_bucket m WHERE m.crawl = $1 \
-                          AND m.band = b.band AND m.bucket_key = b.bucket_key) \
-                         < {MAX_BUCKET_MEMBERS}), \
-                 posting AS (\
-                   INSERT INTO index_posting (crawl, sample, id) \
-                   SELECT $1, s.sample, $2 FROM unnest($7::bigint[]) AS s(sample) \
-                   WHERE (SELECT count(*) FROM index_posting m WHERE m.crawl = $1 \
-                          AND m.sample = s.sample) < {MAX_POSTINGS_PER_SAMPLE} \
-                   ON CONFLICT DO NOTHING) \
-                 INSERT INTO index_digest (crawl, kind, digest_key, id) \
-                 SELECT $1, d.kind, d.digest_key, $2 \
-                 FROM unnest($8::\"char\"[], $9::bigint[]) AS d(kind, digest_key) \
-                 ON CONFLICT DO NOTHING"
-            ))
-            .bind(&crawl)
-            .bind(id)
-            .bind(original)
-            .bind(&bytes)
-            .bind(&bucket.0)
-            .bind(&bucket.1)
-            .bind(&samples)
-            .bind(&digests.0)
-            .bind(&digests.1)
-            .execute(&mut *tx)
-            .await
-            .map(|_| ());
+            let result = sqlx::query(STORE_DOCUMENT)
+                .bind(&crawl)
+                .bind(id)
+                .bind(original)
+                .bind(&bytes)
+                .bind(&bucket.0)
+                .bind(&bucket.1)
+                .bind(&samples)
+                .bind(&digests.0)
+                .bind(&digests.1)
+                .bind(counted)
+                .bind(MAX_BUCKET_MEMBERS as i64)
+                .bind(MAX_POSTINGS_PER_SAMPLE as i64)
+                .execute(&mut *tx)
+                .await
+                .map(|_| ());
             (result, tx)
         })
     }
 
     fn block_page_counts(&self, host: &str, fingerprints: &[u64]) -> Result<Vec<u32>, IndexError> {
-        let host = host.to_string();
-        let wanted: Vec<i64> = fingerprints.iter().map(|&f| f as i64).collect();
-        let rows: Vec<(i64, Option<i32>)> =
-            self.call("read block counts", move |mut tx, crawl| async move {
-                let result = sqlx::query_as(
-                    // One primary-key probe per fingerprint, as a correlated subquery: the
-                    // planner cannot turn it into a join. A join on the array (or `= ANY`)
-                    // was planned as a hash join over every row of the host whenever the
-                    // table's statistics were older than its growth (a crawl fills it faster
-                    // than autovacuum analyzes it): 12 ms a call at 100k rows, 93 % of a
-                    // PostgreSQL worker's database time (benches/workers).
-                    "SELECT f.fingerprint, (SELECT b.pages FROM index_block_count b \
-                     WHERE b.crawl = $1 AND b.host = $2 AND b.fingerprint = f.fingerprint) \
-                     FROM unnest($3::bigint[]) AS f(fingerprint)",
-                )
-                .bind(&crawl)
-                .bind(&host)
-                .bind(&wanted)
-                .fetch_all(&mut *tx)
-                .await;
-                (result, tx)
-            })?;
-        let counts: std::collections::HashMap<u64, u32> = rows
-            .into_iter()
-            .filter_map(|(f, pages)| Some((f as u64, capped_count(pages?))))
-            .collect();
-        Ok(fingerprints
-            .iter()
-            .map(|f| counts.get(f).copied().unwrap_or(0))
-            .collect())
+        let (host, wanted) = (host.to_string(), fingerprint_keys(fingerprints));
+        let rows = self.call("read block counts", move |mut tx, crawl| async move {
+            let result = read_block_counts(&mut *tx, &crawl, &host, &wanted).await;
+            (result, tx)
+        })?;
+        Ok(block_counts_in_order(fingerprints, rows))
     }
 
     fn host_page_count(&self, host: &str) -> Result<u32, IndexError> {
         let host = host.to_string();
-        let pages: Option<i32> = self.call(
+        let pages = self.call(
             "read a host's page count",
             move |mut tx, crawl| async move {
-                let result = sqlx::query_scalar(
-                    "SELECT pages FROM index_host WHERE crawl = $1 AND host = $2",
-                )
-                .bind(&crawl)
-                .bind(&host)
-                .fetch_optional(&mut *tx)
-                .await;
+                let result = read_host_pages(&mut *tx, &crawl, &host).await;
                 (result, tx)
             },
         )?;
         Ok(pages.map_or(0, capped_count))
     }
+}
+
+pub(super) fn fingerprint_keys(fingerprints: &[u64]) -> Vec<i64> {
+    fingerprints.iter().map(|&f| f as i64).collect()
+}
+
+/// (fingerprint, count) rows of `host`'s block counts for `wanted`.
+pub(super) async fn read_block_counts<'c>(
+    executor: impl sqlx::PgExecutor<'c>,
+    crawl: &str,
+    host: &str,
+    wanted: &[i64],
+) -> Result<Vec<(i64, Option<i32>)>, sqlx::Error> {
+    sqlx::query_as(
+        // One primary-key probe per fingerprint, as a correlated subquery: the planner cannot
+        // turn it into a join. A join on the array (or `= ANY`) was planned as a hash join over
+        // every row of the host whenever the table's statistics were older than its growth (a
+        // crawl fills it faster than autovacuum analyzes it): 12 ms a call at 100k rows, 93 %
+        // of a PostgreSQL worker's database time (benches/workers).
+        "SELECT f.fingerprint, (SELECT b.pages FROM index_block_count b \
+         WHERE b.crawl = $1 AND b.host = $2 AND b.fingerprint = f.fingerprint) \
+         FROM unnest($3::bigint[]) AS f(fingerprint)",
+    )
+    .bind(crawl)
+    .bind(host)
+    .bind(wanted)
+    .fetch_all(executor)
+    .await
+}
+
+/// [`read_block_counts`] and [`read_host_pages`] in one statement.
+pub(super) async fn read_block_and_host_counts(
+    pool: &PgPool,
+    crawl: &str,
+    host: &str,
+    wanted: &[i64],
+) -> Result<(Vec<(i64, Option<i32>)>, Option<i32>), sqlx::Error> {
+    let rows: Vec<(Option<i64>, Option<i32>)> = sqlx::query_as(
+        // As in `read_block_counts`, plus a last row without a fingerprint: the host's count.
+        "SELECT f.fingerprint, (SELECT b.pages FROM index_block_count b \
+         WHERE b.crawl = $1 AND b.host = $2 AND b.fingerprint = f.fingerprint) \
+         FROM unnest($3::bigint[]) AS f(fingerprint) \
+         UNION ALL SELECT NULL, (SELECT h.pages FROM index_host h \
+         WHERE h.crawl = $1 AND h.host = $2)",
+    )
+    .bind(crawl)
+    .bind(host)
+    .bind(wanted)
+    .fetch_all(pool)
+    .await?;
+    let mut host_pages = None;
+    let mut counts = Vec::with_capacity(rows.len());
+    for (fingerprint, pages) in rows {
+        match fingerprint {
+            Some(fingerprint) => counts.push((fingerprint, pages)),
+            None => host_pages = pages,
+        }
+    }
+    Ok((counts, host_pages))
+}
+
+/// The counts of [`read_block_counts`] in the order of `fingerprints` (0 for none).
+pub(super) fn block_counts_in_order(
+    fingerprints: &[u64],
+    rows: Vec<(i64, Option<i32>)>,
+) -> Vec<u32> {
+    let counts: std::collections::HashMap<u64, u32> = rows
+        .into_iter()
+        .filter_map(|(f, pages)| Some((f as u64, capped_count(pages?))))
+        .collect();
+    fingerprints
+        .iter()
+        .map(|f| counts.get(f).copied().unwrap_or(0))
+        .collect()
+}
+
+/// How many originals of `host` are counted.
+pub(super) async fn read_host_pages<'c>(
+    executor: impl sqlx::PgExecutor<'c>,
+    crawl: &str,
+    host: &str,
+) -> Result<Option<i32>, sqlx::Error> {
+    sqlx::query_scalar("SELECT pages FROM index_host WHERE crawl = $1 AND host = $2")
+        .bind(crawl)
+        .bind(host)
+        .fetch_optional(executor)
+        .await
 }
 
 impl PgStorage<'_> {

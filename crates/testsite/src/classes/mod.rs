@@ -23,14 +23,11 @@ mod truth;
 use std::collections::HashMap;
 use std::io;
 use std::net::{Ipv4Addr, SocketAddr};
-use std::sync::Arc;
 
-use axum::Router;
-use axum::extract::{Request, State};
-use axum::http::{StatusCode, header};
-use axum::response::{Html, IntoResponse, Response};
 use tokio::net::TcpListener;
 use tokio::sync::watch;
+
+use crate::page_server::{PageSource, serve_all};
 
 pub use truth::{ClassTruth, ClassesTruth, CopyOf, PageClass, PartOf};
 
@@ -114,13 +111,9 @@ impl ClassesSite {
             Host::Noise(noise_host),
             Host::Static(types_pages),
         ];
-        let (tx, rx) = watch::channel(());
-        for (listener, host) in listeners.into_iter().zip(hosts) {
-            serve(listener, Arc::new(host), rx.clone());
-        }
         Ok(ClassesSite {
             truth,
-            _shutdown: tx,
+            _shutdown: serve_all(listeners, hosts),
         })
     }
 
@@ -129,34 +122,13 @@ impl ClassesSite {
     }
 }
 
-async fn answer(State(host): State<Arc<Host>>, req: Request) -> Response {
-    let path = req.uri().path();
-    if path == "/robots.txt" {
-        return (
-            [(header::CONTENT_TYPE, "text/plain")],
-            "User-agent: *\nDisallow:\n",
-        )
-            .into_response();
-    }
-    let page = match host.as_ref() {
-        Host::Static(pages) => pages.get(path).cloned(),
-        Host::Noise(notes) => notes.render(path),
-    };
-    match page {
-        Some(html) => Html(html).into_response(),
-        None => (StatusCode::NOT_FOUND, "not found").into_response(),
-    }
-}
-
-fn serve(listener: TcpListener, host: Arc<Host>, mut shutdown: watch::Receiver<()>) {
-    let app = Router::new().fallback(answer).with_state(host);
-    tokio::spawn(async move {
-        let stopped = async move { while shutdown.changed().await.is_ok() {} };
-        if let Err(e) = axum::serve(listener, app)
-            .with_graceful_shutdown(stopped)
-            .await
-        {
-            eprintln!("class host failed: {e}");
+impl PageSource for Host {
+    fn page(&self, path_and_query: &str) -> Option<String> {
+        // The class hosts' pages have no query: a query names no other page.
+        let path = path_and_query.split('?').next().unwrap_or(path_and_query);
+        match self {
+            Host::Static(pages) => pages.get(path).cloned(),
+            Host::Noise(notes) => notes.render(path),
         }
-    });
+    }
 }

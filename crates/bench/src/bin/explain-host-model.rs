@@ -1,0 +1,69 @@
+//! Where a host's model and the page-level extractor disagree, for working on the host model:
+//! the pages of DIR (sorted, spread like `crates/textprep/tests/host_model.rs`) go through one
+//! `MainContent`; for each page past the cold start that the model decides, the blocks one of
+//! them keeps and the other drops, with their words.
+//!
+//! `explain-host-model DIR [PAGES]`
+
+use dedupcrawl_textprep::{ContentSource, MainContent, MainContentConfig, extract};
+
+fn main() -> anyhow::Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let dir = args
+        .first()
+        .ok_or_else(|| anyhow::anyhow!("usage: explain-host-model DIR [PAGES]"))?;
+    let limit: usize = args.get(1).and_then(|n| n.parse().ok()).unwrap_or(120);
+    let mut files = dedupcrawl_bench::html_files(std::path::Path::new(dir));
+    let step = (files.len() / limit).max(1);
+    files = files.into_iter().step_by(step).take(limit).collect();
+    let config = MainContentConfig::default();
+    let main = MainContent::new(config);
+    let (mut only_model, mut only_extractor) = (
+        std::collections::HashMap::<String, usize>::new(),
+        std::collections::HashMap::<String, usize>::new(),
+    );
+    for (n, path) in files.iter().enumerate() {
+        let html = dedupcrawl_bench::load_page(path)?.html;
+        let page = extract(&html);
+        let decided = main.decide(dir, &html, None, &page);
+        if n < config.cold_start_pages as usize || decided.source != ContentSource::HostModel {
+            continue;
+        }
+        let alone = main.decide_alone(&html, None, &page, &|_| false);
+        let mut lines = Vec::new();
+        for ((block, &model), &extractor) in page.blocks.iter().zip(&decided.mask).zip(&alone.mask)
+        {
+            if model == extractor {
+                continue;
+            }
+            let text: String = block.text.chars().take(70).collect();
+            let key = format!("{:?} {text}", block.kind);
+            if model {
+                *only_model.entry(key.clone()).or_default() += block.word_count();
+            } else {
+                *only_extractor.entry(key.clone()).or_default() += block.word_count();
+            }
+            lines.push(format!(
+                "  {} w{} {key}",
+                if model { "model" } else { "extr " },
+                block.word_count()
+            ));
+        }
+        if !lines.is_empty() {
+            println!("{}", path.display());
+            lines.iter().take(12).for_each(|l| println!("{l}"));
+        }
+    }
+    for (name, counts) in [
+        ("only the model", only_model),
+        ("only the extractor", only_extractor),
+    ] {
+        let mut counts: Vec<_> = counts.into_iter().collect();
+        counts.sort_by_key(|entry| std::cmp::Reverse(entry.1));
+        println!("== words kept by {name}, by block text (top 30)");
+        for (key, words) in counts.iter().take(30) {
+            println!("{words:>6} {key}");
+        }
+    }
+    Ok(())
+}
