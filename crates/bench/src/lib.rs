@@ -8,8 +8,11 @@
 //! * Shingle-set dump: the exchange format with the Python peers (`benches/peers/`).
 
 pub mod extraction;
+mod pair_counts;
 pub mod template_truth;
 pub mod truth;
+
+pub use pair_counts::PairCounts;
 
 use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
@@ -59,13 +62,22 @@ pub fn load_page(path: &Path) -> anyhow::Result<Page> {
 
 /// CPU time consumed by the calling thread.
 pub fn thread_cpu_time() -> Duration {
+    cpu_clock(libc::CLOCK_THREAD_CPUTIME_ID)
+}
+
+/// CPU time consumed by the whole process (all its threads).
+pub fn process_cpu_time() -> Duration {
+    cpu_clock(libc::CLOCK_PROCESS_CPUTIME_ID)
+}
+
+fn cpu_clock(clock: libc::clockid_t) -> Duration {
     let mut ts = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,
     };
     // SAFETY: `ts` is a valid, writable timespec; the clock id is a constant of the platform.
     unsafe {
-        libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts);
+        libc::clock_gettime(clock, &mut ts);
     }
     Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
 }

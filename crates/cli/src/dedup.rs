@@ -41,7 +41,7 @@ pub fn run(args: DedupArgs) -> anyhow::Result<()> {
 }
 
 fn run_files(args: DedupArgs) -> anyhow::Result<()> {
-    let stage = open_stage(&args.index, args.threshold, args.view)?;
+    let stage = open_stage(&args)?;
     let mut sites = Vec::new();
     for root in &args.paths {
         sites.push((root.clone(), html_files(root)?));

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use dedupcrawl_index::{DedupDecision, SledDedupIndex};
-use dedupcrawl_pipeline::{DedupSettings, DedupStage};
+use dedupcrawl_pipeline::{DedupSettings, DedupStage, NearMethodName};
 
 use crate::compare::ViewArg;
 
@@ -35,6 +35,11 @@ pub struct DedupArgs {
     /// Which text to compare: main (boilerplate out) or full.
     #[arg(long, value_enum, default_value = "main")]
     pub view: ViewArg,
+    /// How near-duplicate candidates are found: lsh (a shared LSH band) or super-shingles
+    /// (Broder: several shared super-shingles; see the README). Part of the index's layout:
+    /// an index built with the other method rebuilds its lookup files once.
+    #[arg(long, value_enum, default_value = "lsh")]
+    pub near_method: NearMethodArg,
     /// With --warc: also write a deduplicated copy (originals only, no revisits) as WARC files
     /// plus `index.cdxj` into DIR.
     #[arg(long, requires = "warc")]
@@ -42,6 +47,22 @@ pub struct DedupArgs {
     /// Hide the progress bar.
     #[arg(long)]
     pub quiet: bool,
+}
+
+/// `--near-method`.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum NearMethodArg {
+    Lsh,
+    SuperShingles,
+}
+
+impl From<NearMethodArg> for NearMethodName {
+    fn from(method: NearMethodArg) -> Self {
+        match method {
+            NearMethodArg::Lsh => NearMethodName::Lsh,
+            NearMethodArg::SuperShingles => NearMethodName::SuperShingles,
+        }
+    }
 }
 
 #[derive(Default)]
@@ -98,10 +119,12 @@ pub fn output(path: Option<&Path>) -> anyhow::Result<Box<dyn Write>> {
 }
 
 /// Opens the index and the dedup stage the command line asks for.
-pub fn open_stage(index_dir: &Path, threshold: f64, view: ViewArg) -> anyhow::Result<DedupStage> {
+pub fn open_stage(args: &DedupArgs) -> anyhow::Result<DedupStage> {
+    let index_dir = &args.index;
     let settings = DedupSettings {
-        threshold,
-        view: view.into(),
+        threshold: args.threshold,
+        view: args.view.into(),
+        near_method: args.near_method.into(),
         ..DedupSettings::default()
     };
     settings

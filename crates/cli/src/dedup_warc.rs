@@ -140,7 +140,7 @@ fn warc_files_named(paths: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
 
 pub fn run(args: DedupArgs) -> anyhow::Result<()> {
     let warc_files = warc_files_named(&args.warc)?;
-    let stage = open_stage(&args.index, args.threshold, args.view)?;
+    let stage = open_stage(&args)?;
     let mut out = output(args.out.as_deref())?;
     let mut summary = Summary::default();
     let progress = progress_bar(warc_files.len() as u64, args.quiet, "WARC files");

@@ -15,6 +15,7 @@ use crate::config::{CrawlConfig, ResolvedSite};
 use crate::crawl_log::CrawlLog;
 use crate::crawl_state::{CrawlStateStore, RoundState, Soft404Probe};
 use crate::host_health::{GivenUpHost, HostHealth};
+use crate::log_checkpoint::LogCounts;
 use crate::report::CrawlReport;
 
 pub(crate) struct ArchiveSink {
@@ -25,6 +26,8 @@ pub(crate) struct ArchiveSink {
 pub(crate) struct LogSink {
     pub(crate) log: CrawlLog,
     pub(crate) report: CrawlReport,
+    /// What the next crawl-log checkpoint records.
+    pub(crate) counts: LogCounts,
 }
 
 /// Live counts for the progress bar.

@@ -140,29 +140,47 @@ impl LogLine {
 }
 
 /// Appends lines, each with a single `write_all` (a process kill never leaves half a line
-/// except in the rare torn write, which [`CrawlLog::open`] cuts off).
+/// except in the rare torn write, which [`CrawlLog::open_from`] cuts off).
 pub struct CrawlLog {
     path: PathBuf,
     file: File,
+    /// Bytes in the file.
+    len: u64,
+}
+
+/// What [`CrawlLog::open_from`] read of an existing log.
+#[derive(Debug, Default)]
+pub struct CrawlLogTail {
+    /// The lines from the offset on.
+    pub lines: Vec<LogLine>,
+    /// Bytes read to find them (the torn-tail check included).
+    pub bytes_read: u64,
+    /// Whether they start at the offset asked for (`false`: the offset was past the end or
+    /// not at a line start, and the whole log was read).
+    pub from_offset: bool,
 }
 
 impl CrawlLog {
-    /// Opens for appending, cutting a torn last line, and returns the lines already there.
-    pub fn open(path: &Path) -> Result<(CrawlLog, Vec<LogLine>), CrawlError> {
+    /// Opens for appending, cutting a torn last line, and returns the whole lines from byte
+    /// `offset` on (a crawl-log checkpoint: what the crawl state already counted). The bytes
+    /// before `offset` are not read; an offset that is not the start of a line of this file
+    /// reads it all.
+    pub fn open_from(path: &Path, offset: u64) -> Result<(CrawlLog, CrawlLogTail), CrawlError> {
         let mut file = OpenOptions::new()
             .create(true)
             .read(true)
             .append(true)
             .open(path)
             .map_err(|e| CrawlError::io("open crawl log", path, e))?;
-        let existing =
-            read_and_repair(&mut file).map_err(|e| CrawlError::io("read crawl log", path, e))?;
+        let (len, tail) = read_and_repair(&mut file, offset)
+            .map_err(|e| CrawlError::io("read crawl log", path, e))?;
         Ok((
             CrawlLog {
                 path: path.to_path_buf(),
                 file,
+                len,
             },
-            existing,
+            tail,
         ))
     }
 
@@ -171,7 +189,18 @@ impl CrawlLog {
         text.push('\n');
         self.file
             .write_all(text.as_bytes())
-            .map_err(|e| CrawlError::io("write crawl log", &self.path, e))
+            .map_err(|e| CrawlError::io("write crawl log", &self.path, e))?;
+        self.len += text.len() as u64;
+        Ok(())
+    }
+
+    /// Bytes in the log (whole lines).
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
     }
 
     pub fn sync(&mut self) -> Result<(), CrawlError> {
@@ -181,25 +210,64 @@ impl CrawlLog {
     }
 }
 
-fn read_and_repair(file: &mut File) -> std::io::Result<Vec<LogLine>> {
-    file.seek(SeekFrom::Start(0))?;
-    let mut content = Vec::new();
-    file.read_to_end(&mut content)?;
-    let keep = content
-        .iter()
-        .rposition(|&b| b == b'\n')
-        .map_or(0, |i| i + 1);
-    if keep < content.len() {
-        file.set_len(keep as u64)?;
+/// Cuts a torn last line (reading backwards from the end to the last newline), then reads
+/// the lines from `offset` on. Returns the file's new length and what was read.
+fn read_and_repair(file: &mut File, offset: u64) -> std::io::Result<(u64, CrawlLogTail)> {
+    // A line is a few hundred bytes: the torn-tail check reads one or two chunks.
+    const CHUNK: u64 = 4 * 1024;
+    let length = file.seek(SeekFrom::End(0))?;
+    let mut bytes_read = 0u64;
+    // The end of the last whole line.
+    let mut keep = 0u64;
+    let mut end = length;
+    let mut chunk = Vec::new();
+    while end > 0 {
+        let start = end.saturating_sub(CHUNK);
+        chunk.resize((end - start) as usize, 0);
+        file.seek(SeekFrom::Start(start))?;
+        file.read_exact(&mut chunk)?;
+        bytes_read += chunk.len() as u64;
+        if let Some(i) = chunk.iter().rposition(|&b| b == b'\n') {
+            keep = start + i as u64 + 1;
+            break;
+        }
+        end = start;
     }
+    if keep < length {
+        file.set_len(keep)?;
+    }
+    // Resume at the offset only when it starts a line of this file.
+    let mut from = offset.min(keep);
+    let mut from_offset = from == offset;
+    if from > 0 {
+        let mut before = [0u8; 1];
+        file.seek(SeekFrom::Start(from - 1))?;
+        file.read_exact(&mut before)?;
+        bytes_read += 1;
+        if before[0] != b'\n' {
+            from = 0;
+            from_offset = false;
+        }
+    }
+    file.seek(SeekFrom::Start(from))?;
+    let mut content = Vec::with_capacity((keep - from) as usize);
+    (&mut *file).take(keep - from).read_to_end(&mut content)?;
+    bytes_read += content.len() as u64;
     let mut lines = Vec::new();
-    for line in BufReader::new(&content[..keep]).lines() {
+    for line in BufReader::new(&content[..]).lines() {
         let line = line?;
         if let Ok(parsed) = serde_json::from_str::<LogLine>(&line) {
             lines.push(parsed);
         }
     }
-    Ok(lines)
+    Ok((
+        keep,
+        CrawlLogTail {
+            lines,
+            bytes_read,
+            from_offset,
+        },
+    ))
 }
 
 /// Reads a crawl log (for tests and tools).
@@ -225,6 +293,49 @@ pub fn read_crawl_log(path: &Path) -> Result<Vec<LogLine>, CrawlError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Opening from an offset reads the lines after it (and a little of the end, for the
+    /// torn-tail check), not the lines before.
+    #[test]
+    fn open_from_reads_only_what_follows_the_offset_and_cuts_a_torn_line() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let path = dir.path().join("crawl.log.jsonl");
+        let (mut log, tail) = CrawlLog::open_from(&path, 0).unwrap_or_else(|e| panic!("{e}"));
+        assert!(tail.lines.is_empty());
+        for i in 0..10_000 {
+            let line = LogLine::new(format!("http://a.example/{i}"), Decision::Archived, 0, None);
+            log.append(&line).unwrap_or_else(|e| panic!("{e}"));
+        }
+        let offset = log.len();
+        for i in 0..3 {
+            let line = LogLine::new(format!("http://b.example/{i}"), Decision::Filtered, 1, None);
+            log.append(&line).unwrap_or_else(|e| panic!("{e}"));
+        }
+        let whole = log.len();
+        drop(log);
+        // A torn write after the last line.
+        let mut file = OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap_or_else(|e| panic!("{e}"));
+        file.write_all(b"{\"ts\":\"2026")
+            .unwrap_or_else(|e| panic!("{e}"));
+        drop(file);
+        let (log, tail) = CrawlLog::open_from(&path, offset).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(log.len(), whole, "the torn line is cut");
+        assert_eq!(tail.lines.len(), 3);
+        assert!(tail.from_offset);
+        assert!(
+            tail.bytes_read < 2 * (whole - offset) + 8 * 1024,
+            "read {} of {whole} bytes",
+            tail.bytes_read
+        );
+        assert!(whole > 1_000_000, "{whole}");
+        // An offset inside a line: the whole log is read.
+        let (_, tail) = CrawlLog::open_from(&path, offset - 5).unwrap_or_else(|e| panic!("{e}"));
+        assert!(!tail.from_offset);
+        assert_eq!(tail.lines.len(), 10_003);
+    }
 
     /// The crawl log's JSON and the metrics labels (`as_str`) name each decision alike.
     #[test]

@@ -9,6 +9,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::CrawlError;
+use crate::report::HostReport;
 
 /// What the archive holds for a URL (enough to write a revisit pointing at it).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -78,6 +79,31 @@ pub(crate) struct RoundState {
 pub(crate) struct ArchiveCheckpoint {
     pub(crate) file: String,
     pub(crate) offset: u64,
+}
+
+/// How much of a worker's crawl log (`crawl.log.jsonl`) the state holds, and what was counted
+/// there: a resumed crawl reads the log from `offset` on only, and starts its report and page
+/// budgets from these counts (when `round` is the round being resumed).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub(crate) struct CrawlLogCheckpoint {
+    /// Bytes of the crawl log (whole lines) the counts cover.
+    pub(crate) offset: u64,
+    /// The round whose lines are counted (the report and the budgets are a round's).
+    pub(crate) round: u32,
+    /// The report's totals over those lines.
+    pub(crate) total: HostReport,
+    /// Per host, its counts. Read back: every host of the round. Recorded: the hosts whose
+    /// counts changed since the last checkpoint (the others keep theirs).
+    pub(crate) hosts: Vec<(String, LoggedHost)>,
+}
+
+/// One host's counts over the lines a [`CrawlLogCheckpoint`] covers.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub(crate) struct LoggedHost {
+    /// Its row of the report (`None` when only its budget counts are known under this name).
+    pub(crate) report: Option<HostReport>,
+    /// Lines with a response, which count against `max_pages_per_host`.
+    pub(crate) pages: u64,
 }
 
 /// One site's state in `dedupcrawl schedule`: when its next round is due and how the last one
@@ -161,6 +187,18 @@ pub(crate) trait CrawlStateStore: Send + Sync {
     fn checkpoint(&self) -> Result<Option<ArchiveCheckpoint>, CrawlError>;
     /// Records a checkpoint (durable with the next [`flush`](CrawlStateStore::flush)).
     fn set_checkpoint(&self, checkpoint: &ArchiveCheckpoint) -> Result<(), CrawlError>;
+    /// The last crawl-log checkpoint of this worker, with every host row of its round.
+    fn crawl_log_checkpoint(&self) -> Result<Option<CrawlLogCheckpoint>, CrawlError>;
+    /// Marks `logged` (keys of [`mark_logged`](CrawlStateStore::mark_logged)), then records
+    /// `checkpoint`: its offset, round and total, and its host rows over the stored ones (all
+    /// of them replaced when the round changed). The marks come first: a crash between leaves
+    /// lines marked whose counts the next resume reads again from the log, never lines counted
+    /// but not marked. Durable with the next [`flush`](CrawlStateStore::flush).
+    fn record_crawl_log_checkpoint(
+        &self,
+        checkpoint: &CrawlLogCheckpoint,
+        logged: &[String],
+    ) -> Result<(), CrawlError>;
     /// The revisit state of `url`, if a round fetched it.
     fn revisit_state(&self, url: &str) -> Result<Option<RevisitState>, CrawlError>;
     /// Records (or replaces) the revisit state of `url`.
@@ -377,6 +415,25 @@ pub(crate) mod behaviour_suite {
                 "the last probe wins"
             );
             assert_eq!(state.soft_404_probe("c.example").unwrap(), None);
+
+            assert_eq!(state.crawl_log_checkpoint().unwrap(), None);
+            state
+                .record_crawl_log_checkpoint(
+                    &log_checkpoint(1, 100, &[("a", 3), ("b", 1)]),
+                    &["1 http://a.example/y".into()],
+                )
+                .unwrap();
+            // Only the changed host is recorded (the total is the report's, over both): the
+            // other keeps its row.
+            let only_a = CrawlLogCheckpoint {
+                total: log_checkpoint(1, 250, &[("a", 5), ("b", 1)]).total,
+                ..log_checkpoint(1, 250, &[("a", 5)])
+            };
+            state.record_crawl_log_checkpoint(&only_a, &[]).unwrap();
+            assert!(state.is_logged("1 http://a.example/y").unwrap());
+            let mut read = state.crawl_log_checkpoint().unwrap().expect("recorded");
+            read.hosts.sort_by(|a, b| a.0.cmp(&b.0));
+            assert_eq!(read, log_checkpoint(1, 250, &[("a", 5), ("b", 1)]));
             state.flush().unwrap();
         }
         // Reopened: everything flushed is there.
@@ -410,5 +467,41 @@ pub(crate) mod behaviour_suite {
             Some(probe(0)),
             "a host without a model stays probed"
         );
+        let mut read = state.crawl_log_checkpoint().unwrap().expect("it survives");
+        read.hosts.sort_by(|a, b| a.0.cmp(&b.0));
+        assert_eq!(read, log_checkpoint(1, 250, &[("a", 5), ("b", 1)]));
+        // A new round's checkpoint replaces the old round's host rows.
+        state
+            .record_crawl_log_checkpoint(&log_checkpoint(2, 300, &[("c", 2)]), &[])
+            .unwrap();
+        assert_eq!(
+            state.crawl_log_checkpoint().unwrap(),
+            Some(log_checkpoint(2, 300, &[("c", 2)]))
+        );
+    }
+
+    /// A checkpoint whose hosts have `pages` fetched pages each (and a report row saying so).
+    fn log_checkpoint(round: u32, offset: u64, hosts: &[(&str, u64)]) -> CrawlLogCheckpoint {
+        let row = |pages: u64| HostReport {
+            fetched: pages,
+            archived: pages,
+            bytes_fetched: 1000 * pages,
+            ..HostReport::default()
+        };
+        CrawlLogCheckpoint {
+            offset,
+            round,
+            total: row(hosts.iter().map(|h| h.1).sum()),
+            hosts: hosts
+                .iter()
+                .map(|&(host, pages)| {
+                    let logged = LoggedHost {
+                        report: Some(row(pages)),
+                        pages,
+                    };
+                    (format!("{host}.example"), logged)
+                })
+                .collect(),
+        }
     }
 }

@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 use dedupcrawl_archive::{CdxjWriter, WarcWriter, WarcWriterConfig};
 use dedupcrawl_fetch::Fetcher;
 use dedupcrawl_frontier::{
-    CanonicalUrl, CanonicalizationRules, Completion, FrontierEntry, HostOutcome, Lease, NextUrl,
-    OutOfScopeReason, RobotsCache, RobotsConfig, ScopeDecision,
+    CanonicalUrl, Completion, FrontierEntry, HostOutcome, Lease, NextUrl, OutOfScopeReason,
+    RobotsCache, RobotsConfig, ScopeDecision,
 };
 use dedupcrawl_observe::CrawlObserver;
 use dedupcrawl_pipeline::DedupStage;
@@ -23,12 +23,13 @@ use crate::crawl_log::{CrawlLog, Decision, HOST_GIVEN_UP_NOTE, LogLine};
 use crate::crawl_state::ArchiveCheckpoint;
 use crate::error::CrawlError;
 use crate::host_health::{GivenUpHost, HostHealth, Verdict, waiting_message};
+use crate::log_checkpoint::LogCounts;
 use crate::memory_gate::{MemoryGate, RECHECK_AFTER};
 use crate::mutex::lock;
 use crate::observe_hooks::{SAMPLE_EVERY, observe_line};
 use crate::output_paths::{OutputPaths, warc_files};
 use crate::progress::{ProgressLines, progress_bar, update_progress};
-use crate::report::CrawlReport;
+use crate::report::{CrawlReport, ResumeScan};
 use crate::resume::reconcile_archive;
 use crate::revisit::RoundStart;
 use crate::robots_sitemaps::RobotsStep;
@@ -236,28 +237,37 @@ impl Engine {
             round.number,
         )?;
 
-        let (log, previous_lines) = CrawlLog::open(&paths.crawl_log)?;
+        // The crawl log from its checkpoint on: the state holds the counts of what precedes.
+        let log_checkpoint = crawl_state.crawl_log_checkpoint()?;
+        let (log, tail) = CrawlLog::open_from(
+            &paths.crawl_log,
+            log_checkpoint.as_ref().map_or(0, |c| c.offset),
+        )?;
         let mut report = CrawlReport {
-            resume_scan,
+            resume_scan: ResumeScan {
+                crawl_log_bytes_read: tail.bytes_read,
+                crawl_log_bytes: log.len(),
+                ..resume_scan
+            },
             ..CrawlReport::default()
         };
-        let mut host_pages: HashMap<String, u64> = HashMap::new();
+        let resuming = log_checkpoint.is_some() || !tail.lines.is_empty();
+        let mut counts = LogCounts::default();
         // The report, the logged marks and the page budgets are the current round's.
-        for line in previous_lines.iter().filter(|l| l.round == round.number) {
-            report.add(line);
+        if tail.from_offset
+            && let Some(checkpoint) = log_checkpoint.filter(|c| c.round == round.number)
+        {
+            counts.restore(checkpoint, &mut report, &observer);
+        }
+        for line in tail.lines.iter().filter(|l| l.round == round.number) {
             observe_line(&observer, line);
+            counts.count(&mut report, line, None);
             // A given-up host's seed lines are not final: the URL is still queued.
-            if line.note.as_deref() == Some(HOST_GIVEN_UP_NOTE) {
-                continue;
-            }
-            crawl_state.mark_logged(&crate::revisit::log_key(round.number, &line.url))?;
-            if line.status.is_some()
-                && let Ok(url) =
-                    CanonicalUrl::parse(&line.url, None, &CanonicalizationRules::none())
-            {
-                *host_pages.entry(url.host().to_string()).or_default() += 1;
+            if line.note.as_deref() != Some(HOST_GIVEN_UP_NOTE) {
+                crawl_state.mark_logged(&crate::revisit::log_key(round.number, &line.url))?;
             }
         }
+        let host_pages = counts.pages();
         let progress = Progress::default();
         progress
             .fetched
@@ -272,8 +282,13 @@ impl Engine {
         progress
             .errors
             .store(report.total.errors, Ordering::Relaxed);
-        if !previous_lines.is_empty() {
-            tracing::info!(lines = previous_lines.len(), "resuming a crawl");
+        if resuming {
+            tracing::info!(
+                lines_read = tail.lines.len(),
+                crawl_log_bytes_read = report.resume_scan.crawl_log_bytes_read,
+                crawl_log_bytes = report.resume_scan.crawl_log_bytes,
+                "resuming a crawl (the crawl log before its checkpoint is not read again)"
+            );
         }
         let robots_config = RobotsConfig {
             max_crawl_delay: seconds("crawl.max_crawl_delay", config.crawl.max_crawl_delay)?,
@@ -292,7 +307,11 @@ impl Engine {
             robots_config,
             robots_locks: Mutex::new(HashMap::new()),
             archive: Mutex::new(ArchiveSink { warc, cdxj }),
-            log: Mutex::new(LogSink { log, report }),
+            log: Mutex::new(LogSink {
+                log,
+                report,
+                counts,
+            }),
             crawl_state,
             host_pages: Mutex::new(host_pages),
             progress,
@@ -366,7 +385,8 @@ impl Engine {
         }
         let mut sink = lock(&self.log);
         sink.log.append(&line)?;
-        sink.report.add(&line);
+        let LogSink { report, counts, .. } = &mut *sink;
+        counts.count(report, &line, Some(logged_key));
         Ok(())
     }
 
@@ -589,6 +609,18 @@ impl Engine {
         if let Some(checkpoint) = position {
             self.crawl_state.set_checkpoint(&checkpoint)?;
         }
+        // The crawl log: its lines on disk first, then the state says how far it counted them.
+        let mut sink = lock(&self.log);
+        sink.log.sync()?;
+        let LogSink {
+            log,
+            report,
+            counts,
+        } = &mut *sink;
+        let (checkpoint, marks) = counts.pending(report, log.len(), self.round.number);
+        self.crawl_state
+            .record_crawl_log_checkpoint(&checkpoint, &marks)?;
+        counts.recorded();
         Ok(())
     }
 

@@ -108,6 +108,7 @@ mod directory_lock;
 mod engine;
 mod error;
 mod host_health;
+mod log_checkpoint;
 mod memory_gate;
 mod mutex;
 mod observe_hooks;

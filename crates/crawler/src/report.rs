@@ -63,8 +63,8 @@ pub struct CrawlReport {
     pub resume_scan: ResumeScan,
 }
 
-/// How much of the earlier WARC files a resumed crawl read to reconcile its state; what the
-/// last checkpoint of the state covers is skipped.
+/// How much of the earlier WARC files and of the crawl log a resumed crawl read to reconcile
+/// its state; what the last checkpoints of the state cover is skipped.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ResumeScan {
     /// Whole files skipped.
@@ -73,9 +73,15 @@ pub struct ResumeScan {
     pub bytes_skipped: u64,
     /// Records read.
     pub records_read: u64,
+    /// Bytes of the crawl log read (what its checkpoint does not cover, and the torn-line
+    /// check at its end).
+    pub crawl_log_bytes_read: u64,
+    /// Bytes in the crawl log.
+    pub crawl_log_bytes: u64,
 }
 
-fn host_of(url: &str) -> String {
+/// `host[:port]` of a URL, as the report names hosts.
+pub(crate) fn report_host(url: &str) -> String {
     url::Url::parse(url)
         .ok()
         .and_then(|u| {
@@ -129,7 +135,10 @@ impl CrawlReport {
     /// Counts one crawl-log line.
     pub fn add(&mut self, line: &LogLine) {
         self.total.add(line);
-        self.hosts.entry(host_of(&line.url)).or_default().add(line);
+        self.hosts
+            .entry(report_host(&line.url))
+            .or_default()
+            .add(line);
     }
 
     /// A plain-text table for the terminal.

@@ -2,10 +2,11 @@
 //! a schedule's own database, `OUT/schedule-state/`, uses the same trees).
 
 use crate::crawl_state::{
-    ArchiveCheckpoint, ArchivedRecord, CrawlStateStore, RevisitState, RoundState,
-    ScheduledSiteState, Soft404Probe,
+    ArchiveCheckpoint, ArchivedRecord, CrawlLogCheckpoint, CrawlStateStore, LoggedHost,
+    RevisitState, RoundState, ScheduledSiteState, Soft404Probe,
 };
 use crate::error::CrawlError;
+use crate::report::HostReport;
 
 /// Sled tree: canonical URL → [`ArchivedRecord`] (JSON) of the WARC record written for it.
 const TREE_ARCHIVED: &str = "crawl_archived";
@@ -28,6 +29,19 @@ const TREE_OUTPUT_DIR: &str = "crawl_output_dir";
 const OUTPUT_DIR_KEY: &[u8] = b"out";
 /// Sled tree: host → [`Soft404Probe`] (JSON).
 const TREE_SOFT_404: &str = "crawl_soft_404";
+/// Sled tree of the [`CrawlLogCheckpoint`]: `meta` → offset, round and total (JSON), `h/` +
+/// host → [`LoggedHost`] (JSON).
+const TREE_LOG_CHECKPOINT: &str = "crawl_log_checkpoint";
+const LOG_CHECKPOINT_META: &[u8] = b"meta";
+const LOG_CHECKPOINT_HOST: &[u8] = b"h/";
+
+/// The stored part of a [`CrawlLogCheckpoint`] beside its host rows.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct LogCheckpointMeta {
+    offset: u64,
+    round: u32,
+    total: HostReport,
+}
 
 /// The crawl state in sled trees; [`flush`](CrawlStateStore::flush) flushes the whole db.
 pub(crate) struct SledCrawlState {
@@ -41,6 +55,7 @@ pub(crate) struct SledCrawlState {
     scheduled_sites: sled::Tree,
     output_dir: sled::Tree,
     soft_404: sled::Tree,
+    log_checkpoint: sled::Tree,
 }
 
 impl SledCrawlState {
@@ -56,6 +71,7 @@ impl SledCrawlState {
             scheduled_sites: db.open_tree(TREE_SCHEDULED_SITES)?,
             output_dir: db.open_tree(TREE_OUTPUT_DIR)?,
             soft_404: db.open_tree(TREE_SOFT_404)?,
+            log_checkpoint: db.open_tree(TREE_LOG_CHECKPOINT)?,
         })
     }
 }
@@ -141,6 +157,74 @@ impl CrawlStateStore for SledCrawlState {
             .map(|dir| String::from_utf8_lossy(&dir).into_owned())
             .into_iter()
             .collect())
+    }
+
+    fn crawl_log_checkpoint(&self) -> Result<Option<CrawlLogCheckpoint>, CrawlError> {
+        let Some(meta) = self
+            .log_checkpoint
+            .get(LOG_CHECKPOINT_META)?
+            .and_then(|v| serde_json::from_slice::<LogCheckpointMeta>(&v).ok())
+        else {
+            return Ok(None);
+        };
+        let mut hosts = Vec::new();
+        for item in self.log_checkpoint.scan_prefix(LOG_CHECKPOINT_HOST) {
+            let (key, value) = item?;
+            // A row that does not parse is a clear error: counts lost silently would be wrong.
+            let row: LoggedHost = serde_json::from_slice(&value).map_err(|e| {
+                CrawlError::Worker(format!(
+                    "the crawl state's crawl-log checkpoint is damaged ({e}); delete OUT/state/ \
+                     to rebuild the state from the WARC files and the crawl log"
+                ))
+            })?;
+            let host = String::from_utf8_lossy(&key[LOG_CHECKPOINT_HOST.len()..]).into_owned();
+            hosts.push((host, row));
+        }
+        Ok(Some(CrawlLogCheckpoint {
+            offset: meta.offset,
+            round: meta.round,
+            total: meta.total,
+            hosts,
+        }))
+    }
+
+    fn record_crawl_log_checkpoint(
+        &self,
+        checkpoint: &CrawlLogCheckpoint,
+        logged: &[String],
+    ) -> Result<(), CrawlError> {
+        let mut marks = sled::Batch::default();
+        for key in logged {
+            marks.insert(key.as_bytes(), &[]);
+        }
+        self.logged.apply_batch(marks)?;
+        let mut batch = sled::Batch::default();
+        let stored_round = self
+            .log_checkpoint
+            .get(LOG_CHECKPOINT_META)?
+            .and_then(|v| serde_json::from_slice::<LogCheckpointMeta>(&v).ok())
+            .map(|meta| meta.round);
+        if stored_round.is_some_and(|round| round != checkpoint.round) {
+            for key in self.log_checkpoint.scan_prefix(LOG_CHECKPOINT_HOST).keys() {
+                batch.remove(key?);
+            }
+        }
+        for (host, row) in &checkpoint.hosts {
+            let mut key = LOG_CHECKPOINT_HOST.to_vec();
+            key.extend_from_slice(host.as_bytes());
+            batch.insert(key, serde_json::to_vec(row).unwrap_or_default());
+        }
+        let meta = LogCheckpointMeta {
+            offset: checkpoint.offset,
+            round: checkpoint.round,
+            total: checkpoint.total.clone(),
+        };
+        batch.insert(
+            LOG_CHECKPOINT_META,
+            serde_json::to_vec(&meta).unwrap_or_default(),
+        );
+        self.log_checkpoint.apply_batch(batch)?;
+        Ok(())
     }
 
     fn revisit_state(&self, url: &str) -> Result<Option<RevisitState>, CrawlError> {

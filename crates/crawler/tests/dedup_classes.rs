@@ -10,6 +10,7 @@ use std::sync::OnceLock;
 use std::time::Instant;
 
 use dedupcrawl_crawler::run_crawl;
+use dedupcrawl_pipeline::NearMethodName;
 use dedupcrawl_testsite::{ClassesSite, ClassesTruth, PageClass};
 
 use common::class_scores::{ClassScore, Ratio, last_lines, score, table};
@@ -20,32 +21,48 @@ use dedupcrawl_testsite::similarity::{containment, jaccard, own_text_shingles};
 /// One crawl of the class hosts, scored per class (printed once).
 fn measured() -> &'static HashMap<PageClass, ClassScore> {
     static SCORES: OnceLock<HashMap<PageClass, ClassScore>> = OnceLock::new();
-    SCORES.get_or_init(|| {
-        common::runtime().block_on(async {
-            let site = ClassesSite::start().await.expect("class hosts start");
-            let dir = tempfile::tempdir().expect("tempdir");
-            let out = dir.path().join("out");
-            let started = Instant::now();
-            let report = run_crawl(config_for(site.truth().seeds.clone(), &out))
-                .await
-                .expect("crawl runs");
-            eprintln!("crawl took {:?}\n{}", started.elapsed(), report.summary());
-            let lines = last_lines(&out);
-            let scores: HashMap<PageClass, ClassScore> = site
-                .truth()
-                .classes
-                .iter()
-                .map(|c| (c.class, score(c, &lines)))
-                .collect();
-            eprintln!("{}", table(&scores));
-            scores
-        })
+    SCORES.get_or_init(|| crawl_and_score(NearMethodName::Lsh))
+}
+
+/// The same crawl with `dedup.near_method = "super_shingles"` (issue 14).
+fn measured_with_super_shingles() -> &'static HashMap<PageClass, ClassScore> {
+    static SCORES: OnceLock<HashMap<PageClass, ClassScore>> = OnceLock::new();
+    SCORES.get_or_init(|| crawl_and_score(NearMethodName::SuperShingles))
+}
+
+fn crawl_and_score(near_method: NearMethodName) -> HashMap<PageClass, ClassScore> {
+    common::runtime().block_on(async {
+        let site = ClassesSite::start().await.expect("class hosts start");
+        let dir = tempfile::tempdir().expect("tempdir");
+        let out = dir.path().join("out");
+        let started = Instant::now();
+        let mut config = config_for(site.truth().seeds.clone(), &out);
+        config.dedup.near_method = near_method;
+        let report = run_crawl(config).await.expect("crawl runs");
+        eprintln!(
+            "near_method {near_method:?}: crawl took {:?}\n{}",
+            started.elapsed(),
+            report.summary()
+        );
+        let lines = last_lines(&out);
+        let scores: HashMap<PageClass, ClassScore> = site
+            .truth()
+            .classes
+            .iter()
+            .map(|c| (c.class, score(c, &lines)))
+            .collect();
+        eprintln!("{}", table(&scores));
+        scores
     })
 }
 
 fn total(f: impl Fn(&ClassScore) -> Ratio) -> Ratio {
+    total_of(measured(), f)
+}
+
+fn total_of(scores: &HashMap<PageClass, ClassScore>, f: impl Fn(&ClassScore) -> Ratio) -> Ratio {
     let mut sum = Ratio::default();
-    for s in measured().values() {
+    for s in scores.values() {
         sum.add(f(s));
     }
     sum
@@ -102,6 +119,23 @@ fn fixtures_match_their_truth() {
         eprintln!("product 1: {all_words} words, template share {template_share:.3}");
         assert!(template_share >= 0.9, "template share {template_share:.3}");
     });
+}
+
+/// Super-shingles meet every criterion the LSH crawl meets (the README's comparison of the
+/// two methods on these hosts is this crawl's table).
+#[test]
+fn super_shingles_meet_the_same_class_criteria() {
+    let scores = measured_with_super_shingles();
+    let archived = total_of(scores, |s| s.distinct_archived);
+    assert_eq!(archived.hits, archived.total, "archived {archived}");
+    let false_duplicates: usize = scores.values().map(|s| s.false_duplicates.len()).sum();
+    assert_eq!(false_duplicates, 0);
+    let linked = scores[&PageClass::Mirror].copies_linked;
+    assert!(linked.share() >= 0.95, "linked {linked}");
+    let parts = total_of(scores, |s| s.parts_linked);
+    assert!(parts.share() >= 0.75, "linked {parts}");
+    let copies = total_of(scores, |s| s.copies_archived);
+    assert!(copies.share() <= 0.02, "archived {copies}");
 }
 
 #[test]

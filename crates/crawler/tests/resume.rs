@@ -75,6 +75,25 @@ async fn kill_nine_and_resume_archives_every_page_once() {
         "{:?}",
         again.resume_scan
     );
+    // The crawl log too: the last run's checkpoint covers it, so the resume reads only its
+    // end (the torn-line check), and the report still counts the whole round.
+    assert!(
+        again.resume_scan.crawl_log_bytes_read * 4 <= again.resume_scan.crawl_log_bytes
+            && again.resume_scan.crawl_log_bytes_read <= 8 * 1024,
+        "the resume read the crawl log its checkpoint covers: {:?}",
+        again.resume_scan
+    );
+    let lines = crawl_log(&out);
+    let round = lines.last().expect("a crawl log").round;
+    let mut whole = dedupcrawl_crawler::CrawlReport::default();
+    for line in lines.iter().filter(|l| l.round == round) {
+        whole.add(line);
+    }
+    assert_eq!(
+        again.total, whole.total,
+        "the report starts from the checkpoint's counts"
+    );
+    assert_eq!(again.hosts, whole.hosts);
 
     let expected = site.expected();
     let mut failures = archive_problems(&expected, &out);

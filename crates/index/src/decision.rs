@@ -6,6 +6,7 @@
 use dedupcrawl_sketch::{BlockSketch, MinHashSignature, ModSample};
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use crate::candidates::near_candidates;
 use crate::record::{DocumentId, DocumentLink, SAMPLE_BITS, SIGNATURE_BITS, StoredDocument};
 use crate::storage::IndexStorage;
 use crate::{DedupDecision, DocumentFingerprint, DocumentRef, ExactBasis, IndexConfig, IndexError};
@@ -186,7 +187,7 @@ impl DecisionAlgorithm<'_> {
         // original of a close member's cluster.
         let mut compared_originals: FxHashMap<DocumentId, bool> = FxHashMap::default();
         let mut compared: FxHashSet<DocumentId> = FxHashSet::default();
-        let candidates = state.lsh_candidates(band_keys, MAX_CANDIDATES)?;
+        let candidates = near_candidates(self.config, state, band_keys, MAX_CANDIDATES)?;
         let records = state.documents(&candidates)?;
         for (candidate, stored) in candidates.into_iter().zip(records) {
             compared.insert(candidate);

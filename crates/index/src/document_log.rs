@@ -16,12 +16,12 @@
 //!
 //! ```no_run
 //! # use dedupcrawl_index::document_log::DocumentLog;
-//! let (mut log, documents) = DocumentLog::open("/tmp/documents.log".as_ref(), Some(0)).unwrap();
-//! assert!(documents.is_empty());
+//! let log = DocumentLog::open("/tmp/documents.log".as_ref(), Some(0)).unwrap();
+//! log.for_each_live(0, |document| panic!("a fresh log holds {document:?}")).unwrap();
 //! ```
 
 use std::fs::{File, OpenOptions};
-use std::io::{BufReader, Read};
+use std::io::{BufReader, Read, Seek, SeekFrom};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
@@ -68,18 +68,16 @@ fn frame(id: DocumentId, body: &[u8]) -> Vec<u8> {
 }
 
 impl DocumentLog {
-    /// Opens (or creates) the log and returns its live documents in log order. `committed`
-    /// is the length the index recorded as committed: the file is cut back to it (bytes past
-    /// it belong to a batch that never committed). `None` trusts every whole frame (a log
-    /// whose commit point is not recorded anywhere, as a fresh one).
+    /// Opens (or creates) the log and indexes its frames (every frame's checksum is checked;
+    /// no record is kept in memory: [`for_each_live`](Self::for_each_live) reads them).
+    /// `committed` is the length the index recorded as committed: the file is cut back to it
+    /// (bytes past it belong to a batch that never committed). `None` trusts every whole frame
+    /// (a log whose commit point is not recorded anywhere, as a fresh one).
     ///
     /// A file shorter than `committed` (a power loss before the log reached the disk, which
     /// `flush` prevents for flushed documents) keeps its whole frames: the documents past
     /// them are lost, not the index.
-    pub fn open(
-        path: &Path,
-        committed: Option<u64>,
-    ) -> Result<(DocumentLog, Vec<StoredDocument>), IndexError> {
+    pub fn open(path: &Path, committed: Option<u64>) -> Result<DocumentLog, IndexError> {
         let file = OpenOptions::new()
             .read(true)
             .write(true)
@@ -94,7 +92,6 @@ impl DocumentLog {
         let limit = committed.map_or(length, |c| c.min(length));
         let mut reader = BufReader::with_capacity(1 << 20, &file);
         let mut frames: Vec<u64> = Vec::new();
-        let mut live: Vec<Option<StoredDocument>> = Vec::new();
         let mut at = 0u64;
         let mut header = [0u8; HEADER];
         let mut body = Vec::new();
@@ -127,15 +124,12 @@ impl DocumentLog {
             let slot = id as usize;
             if frames.len() <= slot {
                 frames.resize(slot + 1, NOT_STORED);
-                live.resize(slot + 1, None);
             }
-            if frame_length == 4 {
-                frames[slot] = NOT_STORED;
-                live[slot] = None;
+            frames[slot] = if frame_length == 4 {
+                NOT_STORED
             } else {
-                live[slot] = Some(StoredDocument::decode(id, &body[4..])?);
-                frames[slot] = at << LENGTH_BITS | (HEADER as u64 + u64::from(frame_length));
-            }
+                at << LENGTH_BITS | (HEADER as u64 + u64::from(frame_length))
+            };
             at = end;
         }
         drop(reader);
@@ -154,14 +148,71 @@ impl DocumentLog {
                  the documents past byte {at} are not in the index any more"
             );
         }
-        let log = DocumentLog {
+        frames.shrink_to_fit();
+        Ok(DocumentLog {
             path: path.to_path_buf(),
             file,
             frames,
             written: at,
             buffer: Vec::new(),
+        })
+    }
+
+    /// Calls `visit` with every live document whose id is at least `from`, in id order (the
+    /// order of the log), reading the file once from its first such frame.
+    pub fn for_each_live(
+        &self,
+        from: DocumentId,
+        mut visit: impl FnMut(StoredDocument) -> Result<(), IndexError>,
+    ) -> Result<(), IndexError> {
+        let live = |id: usize| self.frames[id] != NOT_STORED;
+        let Some(first) = (from as usize..self.frames.len()).find(|&id| live(id)) else {
+            return Ok(());
         };
-        Ok((log, live.into_iter().flatten().collect()))
+        let mut reader = BufReader::with_capacity(1 << 20, &self.file);
+        let mut position = self.frames[first] >> LENGTH_BITS;
+        reader
+            .seek(SeekFrom::Start(position))
+            .map_err(|e| io_error(&self.path, "read", e))?;
+        let mut framed = Vec::new();
+        for id in first..self.frames.len() {
+            if !live(id) {
+                continue;
+            }
+            let packed = self.frames[id];
+            let (at, length) = (packed >> LENGTH_BITS, (packed & MAX_FRAME as u64) as usize);
+            if at >= self.written {
+                // Buffered frames (appended since the last write) are read from memory.
+                visit(
+                    self.read(id as DocumentId)?
+                        .ok_or_else(|| IndexError::CorruptRecord {
+                            key: format!("document {id}"),
+                            reason: "a buffered frame is missing".into(),
+                        })?,
+                )?;
+                continue;
+            }
+            reader
+                .seek_relative(at as i64 - position as i64)
+                .map_err(|e| io_error(&self.path, "read", e))?;
+            framed.resize(length, 0);
+            reader
+                .read_exact(&mut framed)
+                .map_err(|e| io_error(&self.path, "read", e))?;
+            position = at + length as u64;
+            visit(StoredDocument::decode(
+                id as DocumentId,
+                &framed[HEADER + 4..],
+            )?)?;
+        }
+        Ok(())
+    }
+
+    /// Whether `id` has a record (was appended and not removed).
+    pub fn is_stored(&self, id: DocumentId) -> bool {
+        self.frames
+            .get(id as usize)
+            .is_some_and(|&packed| packed != NOT_STORED)
     }
 
     /// Where the log lives.
@@ -284,13 +335,23 @@ mod tests {
         }
     }
 
+    fn live(log: &DocumentLog) -> Vec<StoredDocument> {
+        let mut documents = Vec::new();
+        log.for_each_live(0, |document| {
+            documents.push(document);
+            Ok(())
+        })
+        .unwrap();
+        documents
+    }
+
     #[test]
     fn reopen_reads_back_and_cuts_to_the_commit_point() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("documents.log");
         let committed;
         {
-            let (mut log, _) = DocumentLog::open(&path, Some(0)).unwrap();
+            let mut log = DocumentLog::open(&path, Some(0)).unwrap();
             for id in 0..3 {
                 log.append(&document(id)).unwrap();
             }
@@ -304,8 +365,20 @@ mod tests {
             log.write().unwrap();
             assert_eq!(log.read(3).unwrap(), Some(document(3)));
         }
-        let (log, live) = DocumentLog::open(&path, Some(committed)).unwrap();
-        assert_eq!(live, vec![document(0), document(2)]);
+        let log = DocumentLog::open(&path, Some(committed)).unwrap();
+        assert_eq!(live(&log), vec![document(0), document(2)]);
+        assert_eq!(
+            {
+                let mut from_two = Vec::new();
+                log.for_each_live(1, |d| {
+                    from_two.push(d);
+                    Ok(())
+                })
+                .unwrap();
+                from_two
+            },
+            vec![document(2)]
+        );
         assert_eq!(log.read(1).unwrap(), None);
         assert_eq!(log.read(2).unwrap(), Some(document(2)));
         assert_eq!(log.read(3).unwrap(), None);
@@ -321,7 +394,7 @@ mod tests {
         let committed;
         let first_frame;
         {
-            let (mut log, _) = DocumentLog::open(&path, Some(0)).unwrap();
+            let mut log = DocumentLog::open(&path, Some(0)).unwrap();
             log.append(&document(0)).unwrap();
             log.write().unwrap();
             first_frame = log.end();
@@ -333,8 +406,8 @@ mod tests {
         let file = OpenOptions::new().write(true).open(&path).unwrap();
         file.set_len(first_frame + 10).unwrap();
         drop(file);
-        let (mut log, live) = DocumentLog::open(&path, Some(committed)).unwrap();
-        assert_eq!(live, vec![document(0)]);
+        let mut log = DocumentLog::open(&path, Some(committed)).unwrap();
+        assert_eq!(live(&log), vec![document(0)]);
         assert_eq!(log.id_bound(), 1);
         // The torn frame is cut, and new frames follow the whole ones.
         assert_eq!(std::fs::metadata(&path).unwrap().len(), first_frame);
@@ -342,8 +415,8 @@ mod tests {
         log.sync().unwrap();
         let end = log.end();
         drop(log);
-        let (_, live) = DocumentLog::open(&path, Some(end)).unwrap();
-        assert_eq!(live, vec![document(0), document(1)]);
+        let log = DocumentLog::open(&path, Some(end)).unwrap();
+        assert_eq!(live(&log), vec![document(0), document(1)]);
     }
 
     #[test]
@@ -351,7 +424,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("documents.log");
         {
-            let (mut log, _) = DocumentLog::open(&path, Some(0)).unwrap();
+            let mut log = DocumentLog::open(&path, Some(0)).unwrap();
             log.append(&document(0)).unwrap();
             log.append(&document(1)).unwrap();
             log.sync().unwrap();
@@ -359,8 +432,8 @@ mod tests {
         let full = std::fs::read(&path).unwrap();
         // A torn last frame (no commit point known): the whole frames stay.
         std::fs::write(&path, &full[..full.len() - 7]).unwrap();
-        let (_, live) = DocumentLog::open(&path, None).unwrap();
-        assert_eq!(live, vec![document(0)]);
+        let log = DocumentLog::open(&path, None).unwrap();
+        assert_eq!(live(&log), vec![document(0)]);
         // A flipped byte inside the committed part is reported, with what to do.
         let mut damaged = full.clone();
         damaged[20] ^= 0xFF;

@@ -40,8 +40,10 @@
 //! ```
 
 pub mod block_counts;
+mod candidates;
 mod decision;
 pub mod document_log;
+mod lookup_tables;
 mod overlap;
 mod own_content;
 mod postgres_backend;
@@ -60,7 +62,9 @@ pub use sled_backend::{
     open_sled_waiting_for_lock,
 };
 
-use dedupcrawl_sketch::{LshParams, MinHashSignature, ModSample, PayloadDigest, TokenDigest};
+use dedupcrawl_sketch::{
+    LshParams, MinHashSignature, ModSample, PayloadDigest, SuperShingleParams, TokenDigest,
+};
 
 /// Errors of the index.
 #[derive(Debug, thiserror::Error)]
@@ -144,8 +148,12 @@ pub struct IndexConfig {
     pub threshold: f64,
     /// MinHash signature length k.
     pub num_hashes: usize,
-    /// LSH bands × rows (b·r ≤ k).
+    /// LSH bands × rows (b·r ≤ k): the buckets every document is indexed under. With
+    /// [`NearMethod::SuperShingles`] these are the super-shingle groups.
     pub lsh: LshParams,
+    /// Which earlier documents are candidates (then verified): those sharing a bucket, or
+    /// at least m super-shingles.
+    pub near_method: NearMethod,
     /// Containment threshold: a document whose estimated share inside another document is at
     /// least this is `contained`.
     pub containment_threshold: f64,
@@ -181,9 +189,73 @@ impl IndexConfig {
                 Self::FALSE_POSITIVE_WEIGHT,
                 Self::FALSE_NEGATIVE_WEIGHT,
             ),
+            near_method: NearMethod::Lsh,
             containment_threshold: 0.9,
             containment_min_samples: 16,
             shingle_size: 5,
+        }
+    }
+}
+
+/// How the candidates of a near-duplicate check are found (every candidate is then verified
+/// with the full signature).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NearMethod {
+    /// LSH banding: the documents sharing at least one bucket (band) with the page.
+    Lsh,
+    /// Broder's super-shingles: the buckets are the super-shingles, and a candidate shares at
+    /// least `min_shared` of them with the page.
+    SuperShingles { min_shared: usize },
+}
+
+impl IndexConfig {
+    /// The settings for `threshold` with Broder's super-shingles instead of LSH banding: the
+    /// groups and the number that must be shared chosen by [`SuperShingleParams::optimal`]
+    /// with the same weights (or as given: `count` groups of k / count values, `min_shared`).
+    pub fn with_super_shingles(
+        threshold: f64,
+        num_hashes: usize,
+        count: Option<usize>,
+        min_shared: Option<usize>,
+    ) -> Self {
+        let optimal = SuperShingleParams::optimal(
+            num_hashes,
+            threshold,
+            Self::FALSE_POSITIVE_WEIGHT,
+            Self::FALSE_NEGATIVE_WEIGHT,
+        );
+        let count = count.unwrap_or(optimal.count).clamp(1, num_hashes.max(1));
+        let params = SuperShingleParams {
+            count,
+            rows: if count == optimal.count {
+                optimal.rows
+            } else {
+                (num_hashes / count).max(1)
+            },
+            min_shared: min_shared.unwrap_or(optimal.min_shared).clamp(1, count),
+        };
+        IndexConfig {
+            lsh: params.groups(),
+            near_method: NearMethod::SuperShingles {
+                min_shared: params.min_shared,
+            },
+            ..Self::for_threshold(threshold, num_hashes)
+        }
+    }
+
+    /// P(candidate | resemblance s) under these settings (the S-curve).
+    pub fn candidate_probability(&self, s: f64) -> f64 {
+        match self.near_method {
+            NearMethod::Lsh => self.lsh.candidate_probability(s),
+            NearMethod::SuperShingles { min_shared } => {
+                dedupcrawl_sketch::super_shingle_probability(
+                    s,
+                    self.lsh.bands,
+                    self.lsh.rows,
+                    min_shared,
+                )
+            }
         }
     }
 }

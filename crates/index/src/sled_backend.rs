@@ -7,13 +7,15 @@
 //!   `Mlog_length`, the log's committed length, written in one batch per group of documents.
 //!   (Indexes of formats 2 and 3 also hold `H` + host hash + block fingerprint → count, the
 //!   block counts of their older documents: read, never written.)
-//! * In memory, rebuilt from the log when the index opens: the LSH band buckets, the
-//!   containment postings, the exact-digest maps (64 bits of the payload SHA-1 and of the
-//!   token digest → id; a hit is verified against the full digest in the record) and the
-//!   per-host block counts ([`BlockCounts`]). That is about 8 bytes per band and per posting
-//!   and 2 × 16 bytes of digests per document plus hash-table slack (`bench-index`: ~500 MB
-//!   of RSS for 1M documents) and ~1.3 bytes per distinct block; it keeps the disk format
-//!   independent of the threshold and makes every lookup a hash probe instead of a B-tree read.
+//! * The lookup tables ([`LookupTables`], files next to the log): the LSH band buckets, the
+//!   containment postings and the exact-digest keys (64 bits of the payload SHA-1 and of the
+//!   token digest → id; a hit is verified against the full digest in the record), as sorted
+//!   runs on disk with a Bloom filter in RAM (12 bits an entry, ~20 bytes a document), the
+//!   newest entries in RAM. The runs are a cache of the log: written with a band layout, they
+//!   are rebuilt from the log when the layout changes.
+//! * In memory, rebuilt from the log when the index opens: the per-host block counts
+//!   ([`BlockCounts`], ~1.3 bytes per distinct block) and each document's place in the log
+//!   (8 bytes).
 //!
 //! Containment postings are each document's `POSTED_SAMPLES` (16) most divisible sampled
 //! shingles: those are the ones every document containing it samples too (a value 0 mod 2^j
@@ -30,16 +32,12 @@
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use dedupcrawl_sketch::ModSample;
-use rustc_hash::{FxHashMap, FxHashSet};
-
 use crate::block_counts::BlockCounts;
 use crate::decision::{DecisionAlgorithm, payload_digest_key, posted_samples, token_digest_key};
 use crate::document_log::DocumentLog;
+use crate::lookup_tables::{LookupTables, Table};
 use crate::record::{DocumentId, StoredDocument};
-use crate::storage::{
-    FORMAT_VERSION, IndexStorage, MAX_BUCKET_MEMBERS, MAX_POSTINGS_PER_SAMPLE, signature_settings,
-};
+use crate::storage::{FORMAT_VERSION, IndexStorage, signature_settings};
 use crate::{DedupDecision, DedupIndex, DocumentFingerprint, IndexConfig, IndexError, IndexStats};
 
 const META_FORMAT: &[u8] = b"Mformat";
@@ -47,113 +45,6 @@ const META_SIGNATURE: &[u8] = b"Msignature";
 const META_LOG_LENGTH: &[u8] = b"Mlog_length";
 /// The log's file name in an index directory of its own.
 pub const DOCUMENT_LOG_FILE: &str = "documents.log";
-
-/// In-memory LSH buckets: per band, bucket key (32 bits of the band hash) → first member;
-/// further members of the same bucket in `overflow`. 32-bit keys halve the memory; a chance
-/// collision only adds a candidate, and every candidate is verified.
-#[derive(Default)]
-struct BandTables {
-    first: Vec<FxHashMap<u32, DocumentId>>,
-    overflow: FxHashMap<u64, Vec<DocumentId>>,
-    /// Containment postings: sampled shingle → documents.
-    postings: FxHashMap<u64, Vec<DocumentId>>,
-    documents: u64,
-}
-
-impl BandTables {
-    fn new(bands: usize) -> Self {
-        BandTables {
-            first: (0..bands).map(|_| FxHashMap::default()).collect(),
-            ..Default::default()
-        }
-    }
-
-    fn overflow_key(band: usize, key: u32) -> u64 {
-        (band as u64) << 32 | key as u64
-    }
-
-    fn insert(&mut self, keys: &[u64], id: DocumentId) {
-        for (band, &key) in keys.iter().enumerate() {
-            let key = key as u32;
-            match self.first[band].entry(key) {
-                std::collections::hash_map::Entry::Vacant(slot) => {
-                    slot.insert(id);
-                }
-                std::collections::hash_map::Entry::Occupied(_) => {
-                    let members = self
-                        .overflow
-                        .entry(Self::overflow_key(band, key))
-                        .or_default();
-                    if members.len() < MAX_BUCKET_MEMBERS {
-                        members.push(id);
-                    }
-                }
-            }
-        }
-    }
-
-    fn remove(&mut self, keys: &[u64], id: DocumentId) {
-        for (band, &key) in keys.iter().enumerate() {
-            let key = key as u32;
-            let overflow_key = Self::overflow_key(band, key);
-            if self.first[band].get(&key) == Some(&id) {
-                match self.overflow.get_mut(&overflow_key).and_then(|m| m.pop()) {
-                    Some(next) => {
-                        self.first[band].insert(key, next);
-                    }
-                    None => {
-                        self.first[band].remove(&key);
-                    }
-                }
-            } else if let Some(members) = self.overflow.get_mut(&overflow_key) {
-                members.retain(|m| *m != id);
-            }
-            if self.overflow.get(&overflow_key).is_some_and(Vec::is_empty) {
-                self.overflow.remove(&overflow_key);
-            }
-        }
-    }
-
-    fn post(&mut self, sample: &ModSample, id: DocumentId) {
-        for value in posted_samples(sample) {
-            let members = self.postings.entry(value).or_default();
-            if members.len() < MAX_POSTINGS_PER_SAMPLE {
-                members.push(id);
-            }
-        }
-    }
-
-    fn unpost(&mut self, sample: &ModSample, id: DocumentId) {
-        for value in posted_samples(sample) {
-            if let Some(members) = self.postings.get_mut(&value) {
-                members.retain(|m| *m != id);
-                if members.is_empty() {
-                    self.postings.remove(&value);
-                }
-            }
-        }
-    }
-
-    fn candidates(&self, keys: &[u64], limit: usize) -> Vec<DocumentId> {
-        let mut seen = FxHashSet::default();
-        let mut out = Vec::new();
-        for (band, &key) in keys.iter().enumerate() {
-            let key = key as u32;
-            if let Some(&first) = self.first[band].get(&key) {
-                let rest = self.overflow.get(&Self::overflow_key(band, key));
-                for id in std::iter::once(first).chain(rest.into_iter().flatten().copied()) {
-                    if seen.insert(id) {
-                        out.push(id);
-                        if out.len() >= limit {
-                            return out;
-                        }
-                    }
-                }
-            }
-        }
-        out
-    }
-}
 
 /// Opens a sled database with a 64 MiB page cache, waiting up to 5 s for its file lock (see
 /// [`open_sled_config_waiting_for_lock`]).
@@ -213,11 +104,9 @@ const GROUP_COMMIT_DOCUMENTS: usize = 256;
 
 /// Everything a check reads and writes, behind one lock: a check-and-insert is atomic.
 struct IndexState {
-    tables: BandTables,
-    /// 64 bits of the payload SHA-1 → id (originals and members).
-    payloads: FxHashMap<u64, DocumentId>,
-    /// 64 bits of the token digest → id.
-    token_digests: FxHashMap<u64, DocumentId>,
+    lookup: LookupTables,
+    /// Originals (cluster members not counted).
+    documents: u64,
     block_counts: BlockCounts,
     /// Ids are dense: the next one is [`DocumentLog::id_bound`].
     log: DocumentLog,
@@ -225,52 +114,56 @@ struct IndexState {
     staged_documents: usize,
 }
 
-impl IndexState {
-    /// Adds a stored document to the in-memory structures.
-    fn learn(&mut self, config: &IndexConfig, document: &StoredDocument) {
-        if let Some(signature) = &document.signature {
-            self.tables
-                .insert(&config.lsh.band_keys(signature), document.id);
-        }
-        self.payloads
-            .entry(payload_digest_key(&document.payload))
-            .or_insert(document.id);
-        if let Some(tokens) = &document.tokens {
-            self.token_digests
-                .entry(token_digest_key(tokens))
-                .or_insert(document.id);
-        }
-        // Members are not posted for containment and do not count pages for the template.
-        if document.link.is_none() {
-            if let Some(sample) = &document.mod_sample {
-                self.tables.post(sample, document.id);
-            }
-            self.tables.documents += 1;
-            self.block_counts.add_page(&document.host, &document.blocks);
+/// The LSH bucket key of a band: band and the low 32 bits of its hash (a chance collision only
+/// adds a candidate, and every candidate is verified).
+fn bucket_key(band: usize, key: u64) -> u64 {
+    (band as u64) << 32 | u64::from(key as u32)
+}
+
+/// What the lookup runs depend on: another layout makes them useless (they are rebuilt).
+fn lookup_layout(config: &IndexConfig) -> String {
+    format!(
+        "buckets: bands={} rows={} xxh3-band-v1 low 32 bits; signature bits {}",
+        config.lsh.bands,
+        config.lsh.rows,
+        crate::record::SIGNATURE_BITS
+    )
+}
+
+/// Where the lookup runs of the log at `log_path` live: `documents.log` → `documents.lookup/`.
+fn lookup_dir(log_path: &Path) -> PathBuf {
+    log_path.with_extension("lookup")
+}
+
+/// Counts a stored document (originals only: members are not posted for containment and do
+/// not count pages for the template).
+fn count(documents: &mut u64, block_counts: &mut BlockCounts, document: &StoredDocument) {
+    if document.link.is_none() {
+        *documents += 1;
+        block_counts.add_page(&document.host, &document.blocks);
+    }
+}
+
+/// Adds a stored document's keys to the lookup tables.
+fn index_keys(lookup: &mut LookupTables, config: &IndexConfig, document: &StoredDocument) {
+    if let Some(signature) = &document.signature {
+        for (band, key) in config.lsh.band_keys(signature).into_iter().enumerate() {
+            lookup.insert(Table::Buckets, bucket_key(band, key), document.id);
         }
     }
-
-    /// Takes a stored document out of the in-memory structures.
-    fn forget(&mut self, config: &IndexConfig, document: &StoredDocument) {
-        if let Some(signature) = &document.signature {
-            self.tables
-                .remove(&config.lsh.band_keys(signature), document.id);
-        }
-        let payload = payload_digest_key(&document.payload);
-        if self.payloads.get(&payload) == Some(&document.id) {
-            self.payloads.remove(&payload);
-        }
-        if let Some(tokens) = &document.tokens {
-            let key = token_digest_key(tokens);
-            if self.token_digests.get(&key) == Some(&document.id) {
-                self.token_digests.remove(&key);
-            }
-        }
-        if document.link.is_none() {
-            if let Some(sample) = &document.mod_sample {
-                self.tables.unpost(sample, document.id);
-            }
-            self.tables.documents = self.tables.documents.saturating_sub(1);
+    lookup.insert(
+        Table::Payloads,
+        payload_digest_key(&document.payload),
+        document.id,
+    );
+    if let Some(tokens) = &document.tokens {
+        lookup.insert(Table::Tokens, token_digest_key(tokens), document.id);
+    }
+    if document.link.is_none()
+        && let Some(sample) = &document.mod_sample
+    {
+        for value in posted_samples(sample) {
+            lookup.insert(Table::Postings, value, document.id);
         }
     }
 }
@@ -350,23 +243,39 @@ impl SledDedupIndex {
         {
             return Err(IndexError::MissingLog { path, bytes });
         }
-        let (log, documents) = DocumentLog::open(log_path, committed)?;
+        let log = DocumentLog::open(log_path, committed)?;
         if committed.is_some_and(|c| c > log.end()) {
             // The log lost its tail (see `DocumentLog::open`): frames appended from here on
             // must not count as committed before a commit says so.
             tree.insert(META_LOG_LENGTH, &log.end().to_le_bytes())?;
         }
-        let mut state = IndexState {
-            tables: BandTables::new(config.lsh.bands),
-            payloads: FxHashMap::default(),
-            token_digests: FxHashMap::default(),
-            block_counts: BlockCounts::default(),
+        let mut lookup = LookupTables::open(
+            &lookup_dir(log_path),
+            &tree,
+            &lookup_layout(&config),
+            log.id_bound(),
+        )?;
+        let mut documents = 0;
+        let mut block_counts = BlockCounts::default();
+        let covered = lookup.covered();
+        log.for_each_live(0, |document| {
+            count(&mut documents, &mut block_counts, &document);
+            if document.id >= covered {
+                index_keys(&mut lookup, &config, &document);
+                if lookup.wants_compaction() {
+                    // Replayed documents are committed: they may be covered.
+                    lookup.compact(document.id + 1)?;
+                }
+            }
+            Ok(())
+        })?;
+        let state = IndexState {
+            lookup,
+            documents,
+            block_counts,
             log,
             staged_documents: 0,
         };
-        for document in &documents {
-            state.learn(&config, document);
-        }
         Ok(SledDedupIndex {
             db,
             tree,
@@ -379,6 +288,12 @@ impl SledDedupIndex {
 
     pub fn config(&self) -> &IndexConfig {
         &self.config
+    }
+
+    /// Sets how many lookup entries stay in RAM before they are written as runs.
+    #[cfg(test)]
+    fn set_lookup_recent_limit(&self, limit: usize) {
+        self.lock().lookup.set_recent_limit(limit);
     }
 
     /// Where the document log lives.
@@ -412,6 +327,11 @@ impl SledDedupIndex {
         self.tree
             .insert(META_LOG_LENGTH, &state.log.end().to_le_bytes())?;
         state.staged_documents = 0;
+        state.lookup.poll_compaction()?;
+        if state.lookup.wants_compaction() {
+            // Everything indexed is committed now.
+            state.lookup.compact(state.log.id_bound())?;
+        }
         Ok(())
     }
 
@@ -442,35 +362,58 @@ struct LockedStorage<'a> {
     state: &'a mut IndexState,
 }
 
+impl LockedStorage<'_> {
+    /// The live members of `key` in `table`, in id order, into `out`.
+    fn members_into(
+        &self,
+        table: Table,
+        key: u64,
+        out: &mut Vec<DocumentId>,
+    ) -> Result<(), IndexError> {
+        let log = &self.state.log;
+        self.state
+            .lookup
+            .members_into(table, key, |id| log.is_stored(id), out)
+    }
+
+    /// The live members of `key` in `table`, in id order.
+    fn members(&self, table: Table, key: u64) -> Result<Vec<DocumentId>, IndexError> {
+        let mut out = Vec::new();
+        self.members_into(table, key, &mut out)?;
+        Ok(out)
+    }
+}
+
 impl IndexStorage for LockedStorage<'_> {
     fn document(&self, id: DocumentId) -> Result<Option<StoredDocument>, IndexError> {
         self.state.log.read(id)
     }
 
-    fn lsh_candidates(
-        &self,
-        band_keys: &[u64],
-        limit: usize,
-    ) -> Result<Vec<DocumentId>, IndexError> {
-        Ok(self.state.tables.candidates(band_keys, limit))
+    fn bucket_members(&self, band_keys: &[u64]) -> Result<Vec<Vec<DocumentId>>, IndexError> {
+        for (band, &key) in band_keys.iter().enumerate() {
+            self.state
+                .lookup
+                .prefetch(Table::Buckets, bucket_key(band, key));
+        }
+        let mut members = Vec::with_capacity(band_keys.len());
+        for (band, &key) in band_keys.iter().enumerate() {
+            let mut bucket = Vec::new();
+            self.members_into(Table::Buckets, bucket_key(band, key), &mut bucket)?;
+            members.push(bucket);
+        }
+        Ok(members)
     }
 
     fn posting_members(&self, sample_value: u64) -> Result<Vec<DocumentId>, IndexError> {
-        Ok(self
-            .state
-            .tables
-            .postings
-            .get(&sample_value)
-            .cloned()
-            .unwrap_or_default())
+        self.members(Table::Postings, sample_value)
     }
 
     fn payload_match(&self, key: u64) -> Result<Option<DocumentId>, IndexError> {
-        Ok(self.state.payloads.get(&key).copied())
+        Ok(self.members(Table::Payloads, key)?.first().copied())
     }
 
     fn token_match(&self, key: u64) -> Result<Option<DocumentId>, IndexError> {
-        Ok(self.state.token_digests.get(&key).copied())
+        Ok(self.members(Table::Tokens, key)?.first().copied())
     }
 
     fn next_id(&self) -> Result<DocumentId, IndexError> {
@@ -479,7 +422,9 @@ impl IndexStorage for LockedStorage<'_> {
 
     fn append(&mut self, record: StoredDocument) -> Result<(), IndexError> {
         self.state.log.append(&record)?;
-        self.state.learn(&self.index.config, &record);
+        let state = &mut *self.state;
+        count(&mut state.documents, &mut state.block_counts, &record);
+        index_keys(&mut state.lookup, &self.index.config, &record);
         self.index.stage(self.state)
     }
 
@@ -523,7 +468,10 @@ impl DedupIndex for SledDedupIndex {
             return Ok(false);
         };
         state.log.remove(id)?;
-        state.forget(&self.config, &document);
+        // Its lookup entries stay: lookups skip documents the log does not hold.
+        if document.link.is_none() {
+            state.documents = state.documents.saturating_sub(1);
+        }
         self.stage(state)?;
         Ok(true)
     }
@@ -542,17 +490,12 @@ impl DedupIndex for SledDedupIndex {
 
     fn stats(&self) -> Result<IndexStats, IndexError> {
         let state = self.lock();
-        let tables = &state.tables;
+        let lookup = state.lookup.stats();
         Ok(IndexStats {
-            documents: tables.documents,
+            documents: state.documents,
             id_bound: state.log.id_bound(),
-            band_buckets: tables.first.iter().map(|t| t.len() as u64).sum::<u64>()
-                + tables
-                    .overflow
-                    .values()
-                    .map(|v| v.len() as u64)
-                    .sum::<u64>(),
-            bytes_on_disk: self.db.size_on_disk()? + state.log.end(),
+            band_buckets: lookup.bucket_entries,
+            bytes_on_disk: self.db.size_on_disk()? + state.log.end() + lookup.bytes_on_disk,
         })
     }
 
@@ -566,5 +509,97 @@ impl DedupIndex for SledDedupIndex {
         }
         self.db.flush()?;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use dedupcrawl_sketch::{MinHasher, PayloadDigest, TokenDigest, mix64, shingle_set};
+
+    use super::*;
+
+    /// Document `i` of a corpus with near duplicates (an earlier text with a few tokens
+    /// changed), exact copies (same payload) and copies with the same text (same tokens).
+    fn document(hasher: &MinHasher, i: u64) -> DocumentFingerprint {
+        let base = match i % 10 {
+            3 | 7 if i > 20 => mix64(i) % (i - 10),
+            _ => i,
+        };
+        let mut tokens: Vec<u64> = (0..150 + mix64(base) % 300)
+            .map(|t| mix64(base ^ t << 20))
+            .collect();
+        if base != i {
+            for change in 0..1 + i % 6 {
+                let at = (mix64(i ^ change) % tokens.len() as u64) as usize;
+                tokens[at] = mix64(i + change);
+            }
+        }
+        let payload = if i % 10 == 5 && i > 20 { i - 1 } else { i };
+        let text = if i % 10 == 9 && i > 20 { i - 2 } else { i };
+        let shingles = shingle_set(&tokens, 5);
+        DocumentFingerprint {
+            tokens: Some(TokenDigest::of(&[text])),
+            signature: hasher.signature(&shingles),
+            ..DocumentFingerprint::new(
+                format!("https://h{}.example/{i}", i % 3),
+                format!("h{}.example", i % 3),
+                PayloadDigest::of(&payload.to_le_bytes()),
+            )
+        }
+        .with_small_shingles(&shingles)
+    }
+
+    /// The runs make the same decisions as lookups held in RAM only (the hash maps of before),
+    /// through many compactions, a reopen and removals.
+    #[test]
+    fn runs_decide_exactly_like_lookups_held_in_ram() {
+        let hasher = MinHasher::new(128);
+        let (runs_dir, ram_dir) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let open = |dir: &Path, limit: usize| {
+            let index = SledDedupIndex::open(dir, IndexConfig::default()).unwrap();
+            index.set_lookup_recent_limit(limit);
+            index
+        };
+        let ram = open(ram_dir.path(), usize::MAX);
+        let mut runs = open(runs_dir.path(), 200);
+        let mut kinds = [0usize; 4];
+        let mut new_ids = Vec::new();
+        for i in 0..4_000u64 {
+            if i == 2_500 {
+                runs.flush().unwrap();
+                drop(runs);
+                runs = open(runs_dir.path(), 200);
+            }
+            let doc = document(&hasher, i);
+            let (a, b) = (
+                runs.check_and_insert(&doc).unwrap(),
+                ram.check_and_insert(&doc).unwrap(),
+            );
+            assert_eq!(a, b, "document {i}");
+            if let DedupDecision::New { id: Some(id), .. } = a {
+                new_ids.push(id);
+            }
+            kinds[match a {
+                DedupDecision::New { .. } => 0,
+                DedupDecision::ExactDuplicate { .. } => 1,
+                DedupDecision::NearDuplicate { .. } => 2,
+                DedupDecision::Contained { .. } => 3,
+            }] += 1;
+            if i % 500 == 499 {
+                let id = new_ids[new_ids.len() - 50];
+                assert!(runs.remove(id).unwrap());
+                assert!(ram.remove(id).unwrap());
+            }
+        }
+        assert!(
+            kinds[1] > 300 && kinds[2] > 300 && kinds[0] > 2_500,
+            "{kinds:?}"
+        );
+        assert_eq!(
+            runs.stats().unwrap().documents,
+            ram.stats().unwrap().documents
+        );
+        let stats = runs.lock().lookup.stats();
+        assert!(stats.runs >= 3, "the runs were written: {stats:?}");
     }
 }

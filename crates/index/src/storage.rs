@@ -5,10 +5,11 @@
 use crate::record::{DocumentId, StoredDocument};
 use crate::{IndexConfig, IndexError};
 
-/// Version 7: block keys are hashes of a block's normalized tokens (were of its folded text),
-/// stored for cluster members too, for the own-content check. Every backend stores it and
-/// refuses another one.
-pub(crate) const FORMAT_VERSION: &str = "dedupcrawl-index/7";
+/// Version 8: the sled backend's lookup tables (LSH buckets, digest keys, postings) are sorted
+/// run files beside the document log (version 7 rebuilt them in RAM at open). Version 7: block
+/// keys are hashes of a block's normalized tokens, stored for cluster members too. Every
+/// backend stores it and refuses another one.
+pub(crate) const FORMAT_VERSION: &str = "dedupcrawl-index/8";
 
 /// The settings signatures depend on, as stored with an index: reopening with other ones is
 /// [`IndexError::ParameterMismatch`].
@@ -41,13 +42,18 @@ pub(crate) const MAX_POSTINGS_PER_SAMPLE: usize = 256;
 pub(crate) trait IndexStorage {
     /// The record stored under `id`, `None` if there is none (never was, or removed).
     fn document(&self, id: DocumentId) -> Result<Option<StoredDocument>, IndexError>;
+    /// The members of the bucket of each of `band_keys` (band `i` is `band_keys[i]`), each
+    /// in insertion order, in the order of the bands.
+    fn bucket_members(&self, band_keys: &[u64]) -> Result<Vec<Vec<DocumentId>>, IndexError>;
     /// The distinct members of the buckets of `band_keys`, band by band, each bucket in
     /// insertion order, at most `limit` in all.
     fn lsh_candidates(
         &self,
         band_keys: &[u64],
         limit: usize,
-    ) -> Result<Vec<DocumentId>, IndexError>;
+    ) -> Result<Vec<DocumentId>, IndexError> {
+        Ok(distinct_members(self.bucket_members(band_keys)?, limit))
+    }
     /// The originals posted under one sampled shingle value, in insertion order.
     fn posting_members(&self, sample_value: u64) -> Result<Vec<DocumentId>, IndexError>;
     /// The records of `ids`, in the order asked ([`document`](IndexStorage::document) each).
@@ -106,4 +112,19 @@ pub(crate) trait IndexStorage {
     fn block_page_counts(&self, host: &str, fingerprints: &[u64]) -> Result<Vec<u32>, IndexError>;
     /// How many originals of `host` are indexed (saturating like block counts).
     fn host_page_count(&self, host: &str) -> Result<u32, IndexError>;
+}
+
+/// The distinct ids of `buckets`, bucket by bucket, each in its order, at most `limit`.
+pub(crate) fn distinct_members(buckets: Vec<Vec<DocumentId>>, limit: usize) -> Vec<DocumentId> {
+    let mut seen = rustc_hash::FxHashSet::default();
+    let mut out = Vec::new();
+    for id in buckets.into_iter().flatten() {
+        if seen.insert(id) {
+            out.push(id);
+            if out.len() >= limit {
+                break;
+            }
+        }
+    }
+    out
 }

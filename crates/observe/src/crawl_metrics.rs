@@ -126,6 +126,28 @@ impl CrawlMetrics {
         metrics
     }
 
+    pub(crate) fn restore(&self, host: &str, counts: &crate::HostCounts) {
+        for (decision, count) in counts.by_decision() {
+            if count > 0 {
+                self.pages
+                    .get_or_create(&HostDecision {
+                        host: host.to_string(),
+                        decision: decision.to_string(),
+                    })
+                    .inc_by(count);
+            }
+        }
+        let host = HostLabel {
+            host: host.to_string(),
+        };
+        self.fetched_bytes
+            .get_or_create(&host)
+            .inc_by(counts.bytes_fetched);
+        self.saved_bytes
+            .get_or_create(&host)
+            .inc_by(counts.bytes_saved);
+    }
+
     pub(crate) fn decision(&self, host: &str, event: &DecisionEvent<'_>) {
         self.pages
             .get_or_create(&HostDecision {

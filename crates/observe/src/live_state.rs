@@ -35,6 +35,43 @@ pub struct HostCounts {
 }
 
 impl HostCounts {
+    /// The count of each decision, by the crawl log's name of it.
+    pub(crate) fn by_decision(&self) -> [(&'static str, u64); 12] {
+        [
+            ("archived", self.archived),
+            ("exact_duplicate", self.exact_duplicates),
+            ("near_duplicate", self.near_duplicates),
+            ("contained", self.contained),
+            ("not_modified", self.not_modified),
+            ("unchanged", self.unchanged),
+            ("gone", self.gone),
+            ("robots_disallowed", self.robots_disallowed),
+            ("soft_404", self.soft_404),
+            ("out_of_scope", self.out_of_scope),
+            ("filtered", self.filtered),
+            ("error", self.errors),
+        ]
+    }
+
+    /// Adds counts of decisions made before (see [`crate::CrawlObserver::restore`]).
+    fn add_counts(&mut self, other: &HostCounts) {
+        self.fetched += other.fetched;
+        self.archived += other.archived;
+        self.exact_duplicates += other.exact_duplicates;
+        self.near_duplicates += other.near_duplicates;
+        self.contained += other.contained;
+        self.not_modified += other.not_modified;
+        self.unchanged += other.unchanged;
+        self.gone += other.gone;
+        self.robots_disallowed += other.robots_disallowed;
+        self.soft_404 += other.soft_404;
+        self.out_of_scope += other.out_of_scope;
+        self.filtered += other.filtered;
+        self.errors += other.errors;
+        self.bytes_fetched += other.bytes_fetched;
+        self.bytes_saved += other.bytes_saved;
+    }
+
     fn add(&mut self, event: &DecisionEvent<'_>) {
         if event.status.is_some() {
             self.fetched += 1;
@@ -157,6 +194,11 @@ impl LiveState {
             series_step: 1.0,
             recent: VecDeque::with_capacity(RECENT),
         }
+    }
+
+    pub(crate) fn restore(&mut self, host: &str, counts: &HostCounts) {
+        self.total.add_counts(counts);
+        self.host(host).counts.add_counts(counts);
     }
 
     pub(crate) fn decision(&mut self, host: &str, event: &DecisionEvent<'_>) {

@@ -8,7 +8,7 @@ use prometheus_client::registry::Registry;
 
 use crate::crawl_metrics::CrawlMetrics;
 use crate::events::{DecisionEvent, FetchEvent, Gauges, PauseReason};
-use crate::live_state::{LiveState, Snapshot};
+use crate::live_state::{HostCounts, LiveState, Snapshot};
 
 /// What one crawl exposes while it runs. Cheap to call from many tasks: counters are atomics,
 /// the live state one short lock.
@@ -36,6 +36,14 @@ impl CrawlObserver {
         let host = host_of(event.url);
         self.metrics.decision(&host, event);
         self.lock().decision(&host, event);
+    }
+
+    /// Counts decisions of an earlier run of the crawl (a resumed crawl starting from its
+    /// checkpoint's counts instead of reading its whole crawl log), so the counters still
+    /// equal `report.json`. They do not appear among the recent decisions.
+    pub fn restore(&self, host: &str, counts: &HostCounts) {
+        self.metrics.restore(host, counts);
+        self.lock().restore(host, counts);
     }
 
     /// A fetch attempt ended.

@@ -74,7 +74,23 @@ pub struct DedupSettings {
     pub containment: bool,
     /// Containment threshold (0..1).
     pub containment_threshold: f64,
+    /// How near-duplicate candidates are found: `lsh` (a shared band) or `super_shingles`
+    /// (Broder: at least m of s super-shingles shared).
+    pub near_method: NearMethodName,
+    /// Super-shingles: how many groups the signature is cut into (0: chosen for the threshold).
+    pub super_shingle_count: usize,
+    /// Super-shingles: how many must be shared (0: chosen for the threshold).
+    pub super_shingle_min_shared: usize,
     pub text: TextPrepConfig,
+}
+
+/// `dedup.near_method`: see [`dedupcrawl_index::NearMethod`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NearMethodName {
+    #[default]
+    Lsh,
+    SuperShingles,
 }
 
 impl Default for DedupSettings {
@@ -88,6 +104,9 @@ impl Default for DedupSettings {
             boilerplate_min_share: 0.05,
             containment: true,
             containment_threshold: 0.9,
+            near_method: NearMethodName::Lsh,
+            super_shingle_count: 0,
+            super_shingle_min_shared: 0,
             text: TextPrepConfig::default(),
         }
     }
@@ -96,10 +115,20 @@ impl Default for DedupSettings {
 impl DedupSettings {
     /// The index settings these dedup settings imply.
     pub fn index_config(&self) -> IndexConfig {
+        let chosen = |value: usize| (value > 0).then_some(value);
+        let near = match self.near_method {
+            NearMethodName::Lsh => IndexConfig::for_threshold(self.threshold, self.num_hashes),
+            NearMethodName::SuperShingles => IndexConfig::with_super_shingles(
+                self.threshold,
+                self.num_hashes,
+                chosen(self.super_shingle_count),
+                chosen(self.super_shingle_min_shared),
+            ),
+        };
         IndexConfig {
             containment_threshold: self.containment_threshold,
             shingle_size: self.shingle_size,
-            ..IndexConfig::for_threshold(self.threshold, self.num_hashes)
+            ..near
         }
     }
 
@@ -127,6 +156,21 @@ impl DedupSettings {
             return Err(format!(
                 "dedup.shingle_size = {} must be 1..=32",
                 self.shingle_size
+            ));
+        }
+        if self.super_shingle_count > self.num_hashes {
+            return Err(format!(
+                "dedup.super_shingle_count = {} must be at most dedup.num_hashes ({}), or 0 to \
+                 choose it for the threshold",
+                self.super_shingle_count, self.num_hashes
+            ));
+        }
+        if self.super_shingle_count > 0 && self.super_shingle_min_shared > self.super_shingle_count
+        {
+            return Err(format!(
+                "dedup.super_shingle_min_shared = {} must be at most dedup.super_shingle_count \
+                 ({}), or 0 to choose it for the threshold",
+                self.super_shingle_min_shared, self.super_shingle_count
             ));
         }
         if !(8..=1024).contains(&self.num_hashes) {

@@ -7,9 +7,11 @@
 //!   (Shrivastava 2017): one hash per shingle instead of `k`, same estimator as classic
 //!   k-permutation MinHash ([`classic_minhash`] is kept as the reference).
 //! * [`BottomSketch`] (`MIN_s`) and [`ModSample`] (`MOD_m`, which also estimates containment).
-//! * [`HashBloomFilter`]: a Bloom filter for keys that are hashes already.
+//! * [`HashBloomFilter`]: a Bloom filter for keys that are hashes already;
+//!   [`BlockedBloomFilter`]: one whose probes of a key stay in one cache line.
 //! * [`LshParams`]: bands × rows chosen for a threshold by minimising weighted false-positive
-//!   and false-negative areas under the S-curve `1-(1-s^r)^b`.
+//!   and false-negative areas under the S-curve `1-(1-s^r)^b`; [`SuperShingleParams`]: Broder's
+//!   super-shingles (candidates share at least m of s groups), chosen the same way.
 //!
 //! ```
 //! use dedupcrawl_sketch::{shingle_set, jaccard, MinHasher, LshParams};
@@ -27,20 +29,26 @@
 //! ```
 
 mod block_sketch;
+mod blocked_bloom;
 mod bloom;
 mod broder;
 mod digest;
 mod lsh;
 mod minhash;
 mod shingle;
+mod super_shingle_params;
 
 pub use block_sketch::{BLOCK_SKETCH_VALUES, BlockSketch};
+pub use blocked_bloom::BlockedBloomFilter;
 pub use bloom::HashBloomFilter;
 pub use broder::{BottomSketch, ModSample, super_shingles};
 pub use digest::{PayloadDigest, TokenDigest};
 pub use lsh::{LshParams, candidate_probability};
 pub use minhash::{MinHashSignature, MinHasher, classic_minhash};
 pub use shingle::{containment, intersection_size, jaccard, shingle_set};
+pub use super_shingle_params::{
+    MAX_OPTIMAL_MIN_SHARED, SuperShingleParams, super_shingle_probability,
+};
 
 /// SplitMix64 finalizer: a fast bijective mixer, so mixed values of distinct inputs stay
 /// distinct and look uniformly random.

@@ -17,7 +17,7 @@ pub struct LshParams {
     pub rows: usize,
 }
 
-fn integrate(f: impl Fn(f64) -> f64, from: f64, to: f64) -> f64 {
+pub(crate) fn integrate(f: impl Fn(f64) -> f64, from: f64, to: f64) -> f64 {
     // Simpson's rule; the S-curve is smooth, 256 intervals are plenty.
     const STEPS: usize = 256;
     if to <= from {

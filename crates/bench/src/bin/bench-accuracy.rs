@@ -1,7 +1,9 @@
 //! Accuracy of `dedupcrawl dedup` on the real corpus against exact pairwise Jaccard.
 //!
-//! `bench-accuracy --root CORPUS_ROOT --decisions VIEW=FILE [--decisions VIEW=FILE]`
-//! (VIEW is `main` or `full`; FILE the JSONL of `dedupcrawl dedup --view VIEW --out FILE`).
+//! `bench-accuracy --root CORPUS_ROOT --decisions VIEW=FILE [--decisions VIEW=FILE]
+//! [--near-method super_shingles]` (VIEW is `main` or `full`; FILE the JSONL of
+//! `dedupcrawl dedup --view VIEW --out FILE`, run with the same `--near-method`, which the
+//! replay of the dedup uses too).
 //!
 //! Truth: for every document of the JSONL, the set of 5-shingles of its tokens by the dedup's
 //! token definition, computed independently of the code under test (`dedupcrawl_bench::truth`:
@@ -26,7 +28,7 @@
 
 use std::collections::HashMap;
 
-use dedupcrawl_bench::{Args, Table, load_page, thousands};
+use dedupcrawl_bench::{Args, PairCounts, Table, load_page, thousands};
 use dedupcrawl_sketch::shingle_set;
 use dedupcrawl_textprep::{PreparedPage, TextPrep, TextPrepConfig, View};
 use rayon::prelude::*;
@@ -78,59 +80,6 @@ impl Truth {
     }
 }
 
-fn tri(n: usize, i: usize, j: usize) -> usize {
-    debug_assert!(i < j);
-    i * (2 * n - i - 1) / 2 + (j - i - 1)
-}
-
-/// Intersection counts of every pair of sets sharing a value.
-struct PairCounts {
-    n: usize,
-    counts: Vec<u32>,
-    longest_posting: usize,
-    expanded_pairs: u64,
-}
-
-impl PairCounts {
-    fn new(sets: &[&Vec<u64>]) -> Self {
-        let n = sets.len();
-        assert!(n <= 40_000, "dense pair matrix: too many documents ({n})");
-        let mut postings: Vec<(u64, u32)> = sets
-            .iter()
-            .enumerate()
-            .flat_map(|(d, s)| s.iter().map(move |&h| (h, d as u32)))
-            .collect();
-        postings.sort_unstable();
-        let mut counts = vec![0u32; n * n.saturating_sub(1) / 2];
-        let (mut longest, mut expanded) = (0usize, 0u64);
-        for group in postings.chunk_by(|a, b| a.0 == b.0) {
-            longest = longest.max(group.len());
-            expanded += (group.len() * (group.len() - 1) / 2) as u64;
-            for (a, &(_, i)) in group.iter().enumerate() {
-                let base = tri(n, i as usize, i as usize + 1);
-                for &(_, j) in &group[a + 1..] {
-                    // The same set never holds a value twice, so i < j.
-                    counts[base + (j - i - 1) as usize] += 1;
-                }
-            }
-        }
-        PairCounts {
-            n,
-            counts,
-            longest_posting: longest,
-            expanded_pairs: expanded,
-        }
-    }
-
-    fn get(&self, i: usize, j: usize) -> u32 {
-        let (i, j) = if i < j { (i, j) } else { (j, i) };
-        if i == j {
-            return u32::MAX;
-        }
-        self.counts[tri(self.n, i, j)]
-    }
-}
-
 fn find(parent: &mut [usize], mut x: usize) -> usize {
     while parent[x] != x {
         parent[x] = parent[parent[x]];
@@ -148,6 +97,13 @@ fn main() -> anyhow::Result<()> {
     let root_prefix = format!("{}/", root.display());
     let short = |p: &str| p.strip_prefix(&root_prefix).unwrap_or(p).to_string();
     let prep = TextPrep::new(TextPrepConfig::default());
+    let near_method = match args.value("--near-method").as_deref() {
+        None | Some("lsh") => dedupcrawl_pipeline::NearMethodName::Lsh,
+        Some("super_shingles" | "super-shingles") => {
+            dedupcrawl_pipeline::NearMethodName::SuperShingles
+        }
+        Some(other) => anyhow::bail!("--near-method {other}: lsh or super_shingles"),
+    };
 
     for spec in args.values("--decisions") {
         let (view_name, file) = spec
@@ -242,6 +198,7 @@ fn main() -> anyhow::Result<()> {
         let compared: (Vec<Vec<u64>>, Vec<ExactKeys>, usize) = {
             let settings = dedupcrawl_pipeline::DedupSettings {
                 view,
+                near_method,
                 ..Default::default()
             };
             let index_dir = tempfile::tempdir()?;

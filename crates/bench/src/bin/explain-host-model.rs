@@ -59,7 +59,7 @@ fn main() -> anyhow::Result<()> {
         ("only the extractor", only_extractor),
     ] {
         let mut counts: Vec<_> = counts.into_iter().collect();
-        counts.sort_by(|a, b| b.1.cmp(&a.1));
+        counts.sort_by_key(|entry| std::cmp::Reverse(entry.1));
         println!("== words kept by {name}, by block text (top 30)");
         for (key, words) in counts.iter().take(30) {
             println!("{words:>6} {key}");

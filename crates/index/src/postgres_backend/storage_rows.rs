@@ -198,6 +198,7 @@ impl IndexStorage for PgStorage<'_> {
         Ok(document)
     }
 
+    /// From the decision's first reads when they hold the buckets, else read.
     fn lsh_candidates(
         &self,
         band_keys: &[u64],
@@ -206,17 +207,24 @@ impl IndexStorage for PgStorage<'_> {
         if let Some(known) = self.read_ahead.borrow().candidates(band_keys, limit) {
             return Ok(known);
         }
+        Ok(crate::storage::distinct_members(
+            self.bucket_members(band_keys)?,
+            limit,
+        ))
+    }
+
+    fn bucket_members(&self, band_keys: &[u64]) -> Result<Vec<Vec<DocumentId>>, IndexError> {
         let (bands, keys): (Vec<i16>, Vec<i64>) = band_keys
             .iter()
             .enumerate()
             .map(|(band, &key)| (band as i16, i64::from(key as u32)))
             .unzip();
-        let rows: Vec<(i64,)> = self.call("read LSH buckets", move |mut tx, crawl| async move {
+        let rows: Vec<(i16, i64)> = self.call("read LSH buckets", move |mut tx, crawl| async move {
             let result = sqlx::query_as(
                 // A lateral probe per band behind `OFFSET 0` (the subquery is not pulled up
                 // into a join): with statistics older than the table's growth, the join form
                 // was planned as a hash over the whole crawl (see `block_page_counts`).
-                "SELECT x.id FROM unnest($2::smallint[], $3::bigint[]) AS b(band, bucket_key) \
+                "SELECT b.band, x.id FROM unnest($2::smallint[], $3::bigint[]) AS b(band, bucket_key) \
                  CROSS JOIN LATERAL (SELECT i.id FROM index_bucket i WHERE i.crawl = $1 \
                  AND i.band = b.band AND i.bucket_key = b.bucket_key OFFSET 0) AS x \
                  ORDER BY b.band, x.id",
@@ -228,18 +236,13 @@ impl IndexStorage for PgStorage<'_> {
             .await;
             (result, tx)
         })?;
-        let mut seen = std::collections::HashSet::new();
-        let mut out = Vec::new();
-        for (id,) in rows {
-            let id = document_id(id)?;
-            if seen.insert(id) {
-                out.push(id);
-                if out.len() >= limit {
-                    break;
-                }
+        let mut members = vec![Vec::new(); band_keys.len()];
+        for (band, id) in rows {
+            if let Some(bucket) = members.get_mut(band as usize) {
+                bucket.push(document_id(id)?);
             }
         }
-        Ok(out)
+        Ok(members)
     }
 
     fn posting_members(&self, sample_value: u64) -> Result<Vec<DocumentId>, IndexError> {
