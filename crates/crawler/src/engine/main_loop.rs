@@ -1,0 +1,148 @@
+//! The main loop: leasing URLs, running one task per lease, completing them with the frontier.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use dedupcrawl_frontier::{Completion, HostOutcome, Lease, NextUrl};
+use tokio::task::JoinSet;
+
+use crate::context::Engine;
+use crate::crawl_log::LogLine;
+use crate::error::CrawlError;
+use crate::host_health::waiting_message;
+use crate::memory_gate::{MemoryGate, RECHECK_AFTER};
+use crate::observe_hooks::SAMPLE_EVERY;
+use crate::progress::{ProgressLines, progress_bar, update_progress};
+
+/// The result of one leased URL, for the main loop.
+pub(crate) struct TaskOutput {
+    pub(crate) lease: Lease,
+    pub(crate) outcome: HostOutcome,
+    /// Logged if the frontier gives up on the URL.
+    pub(crate) failure: Option<LogLine>,
+    /// Pause the host this long before its next request (extra requests were made).
+    pub(crate) pause_after: Option<Duration>,
+}
+
+/// How often the crawl says which hosts it waits for (hosts in backoff after failures).
+const WAITING_NOTE_EVERY: Duration = Duration::from_secs(30);
+
+/// Leases URLs while there are some, running one task per lease. Returns whether the crawl
+/// finished (frontier empty) rather than stopped (budget, interrupt).
+pub(super) async fn main_loop(engine: &Arc<Engine>) -> Result<bool, CrawlError> {
+    let bar = progress_bar(&engine.config);
+    let mut progress_lines = ProgressLines::new(&engine.config);
+    let started = Instant::now();
+    let mut tasks: JoinSet<Result<TaskOutput, CrawlError>> = JoinSet::new();
+    let mut stopping = false;
+    let mut finished = false;
+    let mut last_flush = Instant::now();
+    let interrupt = tokio::signal::ctrl_c();
+    tokio::pin!(interrupt);
+    let max_pages = engine.config.crawl.max_pages;
+    let checkpoint_every = Duration::from_secs_f64(engine.config.crawl.checkpoint_every);
+    let mut last_waiting_note = Instant::now();
+    let mut last_sample = Instant::now();
+    let mut memory_gate = MemoryGate::new(engine.config.crawl.max_memory_mb);
+    engine.observe_sizes();
+    loop {
+        if last_waiting_note.elapsed() >= WAITING_NOTE_EVERY {
+            last_waiting_note = Instant::now();
+            let waiting = engine.health.waiting(last_waiting_note);
+            if !waiting.is_empty() {
+                tracing::info!("{}", waiting_message(&waiting, last_waiting_note));
+            }
+        }
+        while let Some(joined) = tasks.try_join_next() {
+            complete_task(engine, joined)?;
+        }
+        if last_flush.elapsed() >= checkpoint_every {
+            last_flush = Instant::now();
+            let engine = Arc::clone(engine);
+            tokio::task::spawn_blocking(move || engine.checkpoint())
+                .await
+                .map_err(|e| CrawlError::Worker(e.to_string()))??;
+        }
+        update_progress(&bar, engine, started);
+        progress_lines.tick(engine, started);
+        if last_sample.elapsed() >= SAMPLE_EVERY {
+            last_sample = Instant::now();
+            engine.observe_sizes();
+        }
+        if !stopping && max_pages.is_some_and(|max| engine.total_pages() >= max) {
+            tracing::info!("page budget reached: finishing the fetches in flight");
+            stopping = true;
+        }
+        let mut wake_at: Option<Instant> = None;
+        if stopping {
+            if tasks.is_empty() {
+                break;
+            }
+        } else if !memory_gate.allows_new_fetch(tasks.len()) {
+            wake_at = Some(Instant::now() + RECHECK_AFTER);
+        } else {
+            match engine.frontier.next_ready(Instant::now())? {
+                NextUrl::Ready(lease) => {
+                    tasks.spawn(Arc::clone(engine).process(lease));
+                    continue;
+                }
+                NextUrl::WaitUntil(at) => wake_at = Some(at),
+                NextUrl::Busy => {}
+                NextUrl::Empty => {
+                    if tasks.is_empty() {
+                        finished = true;
+                        break;
+                    }
+                }
+            }
+        }
+        let wake_at = wake_at.unwrap_or_else(|| Instant::now() + Duration::from_millis(250));
+        tokio::select! {
+            Some(joined) = tasks.join_next() => complete_task(engine, joined)?,
+            () = tokio::time::sleep_until(wake_at.into()) => {}
+            _ = &mut interrupt, if !stopping => {
+                tracing::warn!("interrupted: finishing the fetches in flight (run again to resume)");
+                stopping = true;
+            }
+        }
+    }
+    bar.finish_and_clear();
+    if memory_gate.holds > 0 {
+        tracing::info!(
+            "memory: new fetches were held {} times to stay under crawl.max_memory_mb",
+            memory_gate.holds
+        );
+    }
+    Ok(finished)
+}
+
+pub(super) fn complete_task(
+    engine: &Engine,
+    joined: Result<Result<TaskOutput, CrawlError>, tokio::task::JoinError>,
+) -> Result<(), CrawlError> {
+    let output = joined.map_err(|e| CrawlError::Worker(e.to_string()))??;
+    if let Some(pause) = output.pause_after
+        && !pause.is_zero()
+    {
+        engine.frontier.pause_host(output.lease.host(), pause)?;
+    }
+    engine.observe_outcome(output.lease.host(), &output.outcome);
+    let url = output.lease.url().as_str().to_string();
+    match engine.frontier.complete(output.lease, output.outcome)? {
+        Completion::Finished => {}
+        Completion::Requeued { attempt, .. } => {
+            tracing::debug!(%url, attempt, "requeued");
+        }
+        Completion::Parked => {
+            tracing::debug!(%url, "kept queued for the next run (host given up)");
+        }
+        Completion::GaveUp { attempts } => {
+            if let Some(mut line) = output.failure {
+                line.note = Some(format!("gave up after {attempts} tries"));
+                line.ts = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+                engine.log_line(line)?;
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,337 @@
+//! The crawl loop: setup and resume, leasing URLs from the frontier (robots.txt and sitemaps in
+//! [`crate::robots_sitemaps`]), fetching, and handing responses to [`crate::page`].
+
+mod lifecycle;
+mod main_loop;
+mod open;
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use dedupcrawl_frontier::{CanonicalUrl, HostOutcome, Lease, OutOfScopeReason, ScopeDecision};
+use dedupcrawl_observe::CrawlObserver;
+
+use crate::config::{CrawlConfig, ResolvedSite, seconds};
+use crate::context::{Engine, LogSink};
+use crate::crawl_log::{Decision, HOST_GIVEN_UP_NOTE, LogLine};
+use crate::error::CrawlError;
+use crate::host_health::{GivenUpHost, Verdict};
+use crate::mutex::lock;
+use crate::observe_hooks::observe_line;
+use crate::output_paths::OutputPaths;
+use crate::report::CrawlReport;
+use crate::revisit::RoundStart;
+use crate::robots_sitemaps::RobotsStep;
+
+use main_loop::{TaskOutput, main_loop};
+
+/// Runs a crawl to the end (frontier empty, page budget reached, or Ctrl-C) and returns its
+/// report (also written to `OUT/report.json`).
+pub async fn run_crawl(config: CrawlConfig) -> Result<CrawlReport, CrawlError> {
+    run_round(
+        config,
+        RoundStart::Continue,
+        Arc::new(CrawlObserver::unobserved()),
+    )
+    .await
+}
+
+/// [`run_crawl`], telling `observer` what happens (for `/metrics` and the dashboard).
+pub async fn run_observed_crawl(
+    config: CrawlConfig,
+    observer: Arc<CrawlObserver>,
+) -> Result<CrawlReport, CrawlError> {
+    run_round(config, RoundStart::Continue, observer).await
+}
+
+/// Runs one new round over an earlier crawl (`dedupcrawl recrawl`): the URLs whose revisit is
+/// due (`all`: every known URL) are fetched again with conditional requests, plus the links
+/// newly found; an unfinished round is resumed instead. Returns the round's report.
+pub async fn run_recrawl(config: CrawlConfig, all: bool) -> Result<CrawlReport, CrawlError> {
+    run_round(
+        config,
+        RoundStart::New { all },
+        Arc::new(CrawlObserver::unobserved()),
+    )
+    .await
+}
+
+async fn run_round(
+    config: CrawlConfig,
+    start: RoundStart,
+    observer: Arc<CrawlObserver>,
+) -> Result<CrawlReport, CrawlError> {
+    config.validate()?;
+    let paths = OutputPaths::new(&config.crawl.out);
+    let engine = tokio::task::spawn_blocking(move || Engine::open(config, &paths, start, observer))
+        .await
+        .map_err(|e| CrawlError::Worker(e.to_string()))??;
+    let engine = Arc::new(engine);
+    let crawl_state = Arc::clone(&engine.crawl_state);
+    let _watchdog = crate::watchdog::StoreWatchdog::start(
+        move || {
+            let _ = crawl_state.flush();
+        },
+        crate::watchdog::PROBE_EVERY,
+        crate::watchdog::STATE_STALL_TIMEOUT,
+        crate::watchdog::exit_on_stall(OutputPaths::new(&engine.config.crawl.out).state),
+    );
+    engine.seed()?;
+    let finished = main_loop(&engine).await?;
+    let engine_for_close = Arc::clone(&engine);
+    let report = tokio::task::spawn_blocking(move || engine_for_close.close(finished))
+        .await
+        .map_err(|e| CrawlError::Worker(e.to_string()))?;
+    engine.observe_sizes();
+    engine.observer.finished();
+    report
+}
+
+impl Engine {
+    /// The site a URL's host belongs to.
+    pub(crate) fn site_for(&self, url: &CanonicalUrl) -> Option<&ResolvedSite> {
+        self.sites.iter().find(|site| {
+            !matches!(
+                site.scope.check(url, 0),
+                ScopeDecision::OutOfScope(
+                    OutOfScopeReason::HostNotAllowed | OutOfScopeReason::HostDenied
+                )
+            )
+        })
+    }
+
+    /// Whether a URL found at `depth` may be enqueued: in scope of its host's site.
+    pub(crate) fn scope_check(&self, url: &CanonicalUrl, depth: u32) -> ScopeDecision {
+        match self.site_for(url) {
+            Some(site) => site.scope.check(url, depth),
+            None => ScopeDecision::OutOfScope(OutOfScopeReason::HostNotAllowed),
+        }
+    }
+
+    pub(crate) fn host_delay_for(&self, url: &CanonicalUrl) -> Duration {
+        self.site_for(url)
+            .map(|s| s.delay)
+            .unwrap_or_else(|| self.frontier.config().min_delay)
+    }
+
+    /// Writes a crawl-log line (once per URL across runs) and counts it.
+    pub(crate) fn log_line(&self, mut line: LogLine) -> Result<(), CrawlError> {
+        line.round = self.round.number;
+        let logged_key = crate::revisit::log_key(self.round.number, &line.url);
+        if self.crawl_state.is_logged(&logged_key)? {
+            tracing::debug!(url = %line.url, "already logged by an earlier run");
+            return Ok(());
+        }
+        match line.decision {
+            Decision::Archived => self.progress.archived.fetch_add(1, Ordering::Relaxed),
+            Decision::ExactDuplicate | Decision::NearDuplicate | Decision::Contained => {
+                self.progress.duplicates.fetch_add(1, Ordering::Relaxed)
+            }
+            Decision::Error => self.progress.errors.fetch_add(1, Ordering::Relaxed),
+            _ => 0,
+        };
+        tracing::debug!(url = %line.url, decision = line.decision.as_str(), "decision");
+        observe_line(&self.observer, &line);
+        if line.depth == 0 && self.is_seed(&line.url) {
+            lock(&self.seeds_logged).insert(line.url.clone());
+        }
+        let mut sink = lock(&self.log);
+        sink.log.append(&line)?;
+        let LogSink { report, counts, .. } = &mut *sink;
+        counts.count(report, &line, Some(logged_key));
+        Ok(())
+    }
+
+    /// Counts a page against its host's budget; false when the host has used its budget.
+    fn take_host_page(&self, url: &CanonicalUrl) -> bool {
+        let mut pages = lock(&self.host_pages);
+        let count = pages.entry(url.host().to_string()).or_default();
+        let budget = self
+            .site_for(url)
+            .and_then(|s| s.scope.max_pages_per_host)
+            .unwrap_or(u64::MAX);
+        if *count >= budget {
+            return false;
+        }
+        *count += 1;
+        true
+    }
+
+    fn total_pages(&self) -> u64 {
+        lock(&self.host_pages).values().sum()
+    }
+
+    pub(crate) fn is_seed(&self, url: &str) -> bool {
+        self.sites
+            .iter()
+            .any(|site| site.seeds.iter().any(|seed| seed.as_str() == url))
+    }
+
+    /// Counts a connection-level failure of the lease's host: the host backs off, or is given
+    /// up for this run (its seeds get their `error` lines, its URLs stay queued).
+    fn host_failed(
+        &self,
+        lease: &Lease,
+        reason: &str,
+        started: Instant,
+        robots: bool,
+    ) -> Result<HostOutcome, CrawlError> {
+        let host = lease.host();
+        match self.health.record_failure(host, reason, started) {
+            Verdict::Backoff(mut pause) => {
+                if robots {
+                    pause = pause.min(seconds(
+                        "fetch.robots_retry",
+                        self.config.fetch.robots_retry,
+                    )?);
+                }
+                tracing::info!(
+                    host,
+                    reason,
+                    pause_s = pause.as_secs_f64(),
+                    "host failed; backing off"
+                );
+                Ok(HostOutcome::HostFailure {
+                    pause,
+                    count_try: !robots,
+                })
+            }
+            Verdict::GiveUp(given_up) => {
+                self.give_up(given_up)?;
+                Ok(HostOutcome::HostGivenUp)
+            }
+            Verdict::AlreadyGivenUp => Ok(HostOutcome::HostGivenUp),
+        }
+    }
+
+    /// Gives a host up for this run: the frontier stops scheduling it and keeps its URLs, each
+    /// of its seeds without a line from this run gets an `error` line saying why.
+    fn give_up(&self, given_up: GivenUpHost) -> Result<(), CrawlError> {
+        let message = given_up.message();
+        tracing::warn!(host = %given_up.host, "{message}; given up for this run, its URLs stay queued");
+        self.frontier.give_up_host(&given_up.host)?;
+        let seeds: Vec<CanonicalUrl> = self
+            .sites
+            .iter()
+            .flat_map(|site| site.seeds.iter())
+            .filter(|seed| seed.host() == given_up.host)
+            .cloned()
+            .collect();
+        lock(&self.given_up).push(given_up);
+        for seed in seeds {
+            if lock(&self.seeds_logged).contains(seed.as_str()) {
+                continue;
+            }
+            let mut line = LogLine::new(seed.as_str(), Decision::Error, 0, None);
+            line.error = Some(message.clone());
+            line.note = Some(HOST_GIVEN_UP_NOTE.to_string());
+            self.log_line(line)?;
+        }
+        Ok(())
+    }
+
+    /// Processes one leased URL: robots, fetch, response.
+    async fn process(self: Arc<Self>, lease: Lease) -> Result<TaskOutput, CrawlError> {
+        let url = lease.url().clone();
+        let entry = lease.entry.clone();
+        if crate::revisit::fetched_this_round(&self, &url)? {
+            tracing::debug!(url = %url, "already fetched in this round");
+            return Ok(TaskOutput {
+                lease,
+                outcome: HostOutcome::Done,
+                failure: None,
+                pause_after: None,
+            });
+        }
+        let robots_started = Instant::now();
+        let (policy, extra_requests) = match self.robots_for(&url).await? {
+            RobotsStep::Ready(policy, extra_requests) => (policy, extra_requests),
+            RobotsStep::Failed(reason) => {
+                let outcome = self.host_failed(&lease, &reason, robots_started, true)?;
+                return Ok(TaskOutput {
+                    lease,
+                    outcome,
+                    failure: None,
+                    pause_after: None,
+                });
+            }
+        };
+        let host_delay = self.frontier.host_delay(url.host())?;
+        let pause_after = extra_requests.then_some(host_delay);
+        let output = |outcome, failure| TaskOutput {
+            lease: lease.clone(),
+            outcome,
+            failure,
+            pause_after,
+        };
+        if !policy.is_allowed(&url) {
+            let line = LogLine::new(
+                url.as_str(),
+                Decision::RobotsDisallowed,
+                entry.depth,
+                entry.via.clone(),
+            );
+            self.log_line(line)?;
+            return Ok(output(HostOutcome::Failed, None));
+        }
+        if lease.attempt == 0 && !self.take_host_page(&url) {
+            let mut line = LogLine::new(
+                url.as_str(),
+                Decision::OutOfScope,
+                entry.depth,
+                entry.via.clone(),
+            );
+            line.note = Some("host page limit reached".into());
+            self.log_line(line)?;
+            return Ok(output(HostOutcome::Failed, None));
+        }
+        if extra_requests {
+            // robots.txt (and sitemaps) were just fetched: keep the host's delay before the page.
+            tokio::time::sleep(host_delay).await;
+        }
+        let started = Instant::now();
+        let request = crate::revisit::request_for(&self, &url)?;
+        let fetched = self.fetcher.fetch(request).await;
+        self.progress.fetched.fetch_add(1, Ordering::Relaxed);
+        self.observe_fetch(url.host(), started, &fetched, host_delay);
+        match fetched {
+            Err(error) => {
+                let mut line = LogLine::new(
+                    url.as_str(),
+                    Decision::Error,
+                    entry.depth,
+                    entry.via.clone(),
+                );
+                line.error = Some(error.to_string());
+                if error.host_answered() {
+                    // A response cut short: the host is up, the URL is retried on its own.
+                    self.health.record_success(url.host());
+                }
+                if let Some(reason) = error.host_failure() {
+                    tracing::debug!(url = %url, %error, attempt = lease.attempt, "fetch failed (host failure)");
+                    let outcome = self.host_failed(&lease, &reason, started, false)?;
+                    Ok(output(outcome, Some(line)))
+                } else if error.is_retryable() {
+                    tracing::debug!(url = %url, %error, attempt = lease.attempt, "fetch failed, will retry");
+                    Ok(output(HostOutcome::Retry, Some(line)))
+                } else {
+                    tracing::info!(url = %url, %error, "fetch failed");
+                    self.log_line(line)?;
+                    Ok(output(HostOutcome::Failed, None))
+                }
+            }
+            Ok(response) => {
+                self.health.record_success(url.host());
+                let engine = Arc::clone(&self);
+                let lease_for_page = lease.clone();
+                let (outcome, failure) = tokio::task::spawn_blocking(move || {
+                    crate::revisit_page::handle_response(&engine, &lease_for_page, response)
+                })
+                .await
+                .map_err(|e| CrawlError::Worker(e.to_string()))??;
+                Ok(output(outcome, failure))
+            }
+        }
+    }
+}
