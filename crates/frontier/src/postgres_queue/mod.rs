@@ -48,6 +48,9 @@
 //! - `offer_again` (a recrawl round's seeding) queues its batch a second time: those URLs
 //!   are fetched twice in that round (the revisit decision sees the second fetch unchanged).
 
+mod host_schedule;
+mod leasing;
+
 use std::future::Future;
 use std::sync::Mutex;
 use std::time::Duration;
@@ -61,16 +64,14 @@ use crate::entry::{FrontierEntry, OfferOutcome};
 use crate::error::FrontierError;
 use crate::polite_frontier::PoliteFrontier;
 use crate::politeness::PolitenessConfig;
-use crate::postgres_host_slot::{Claim, HostClaim, LEASE_BATCH, LeaseBook, claim_front};
+use crate::postgres_host_slot::LeaseBook;
 use crate::postgres_queue_rows::{
-    BACK_POSITION, FRONT_POSITION, enqueue_at_back, entry_rows, queue_at_back,
-    requeue_leases_at_front, requeue_left_leases, stored_text, to_i64, url_key,
+    enqueue_at_back, entry_rows, requeue_leases_at_front, requeue_left_leases, url_key,
 };
 use crate::postgres_schema::connect_and_migrate;
 use crate::queue_storage::{
     FrontLease, HostSpacing, QueueEnd, QueueStorage, SharedWork, StoredCounts,
 };
-use crate::stored_entry::StoredEntry;
 
 /// The [`crate::FrontierStore`] on PostgreSQL: polite scheduling over [`PostgresQueue`].
 pub type PostgresFrontierStore = PoliteFrontier<PostgresQueue>;
@@ -129,18 +130,6 @@ impl Drop for PostgresQueue {
         }
     }
 }
-
-/// What the statement that ends a lease writes besides (see `PostgresQueue::end_lease`).
-#[derive(Default)]
-struct EndedLease {
-    host: Option<String>,
-    text: Option<String>,
-    due_unix_ms: Option<i64>,
-}
-
-/// How long a worker goes without looking for due retries when it knows of none: retries
-/// other workers delayed are promoted at most this late.
-const PROMOTE_POLL_MS: u64 = 1000;
 
 fn database(action: &'static str) -> impl FnOnce(sqlx::Error) -> FrontierError {
     move |source| FrontierError::Postgres { action, source }
@@ -211,62 +200,6 @@ impl PostgresQueue {
         self.reconnect.retry(|| {
             let future = body.clone()(self.pool.clone(), self.crawl.clone(), self.worker.clone());
             self.runtime.block_on(future)?.map_err(database(action))
-        })
-    }
-}
-
-impl PostgresQueue {
-    /// Ends a lease in the database: its URL is done.
-    fn end_lease_in_database(&self, lease_id: u64) -> Result<(), FrontierError> {
-        self.end_lease(
-            "finish a lease",
-            lease_id,
-            "DELETE FROM frontier_entry WHERE crawl = $1 AND lease_id = $3 AND lease_owner = $4"
-                .to_string(),
-            EndedLease::default(),
-        )
-    }
-
-    /// Ends a lease with one statement fenced on it (`$1` crawl, `$2` host, `$3` lease, `$4`
-    /// worker, `$5` stored entry, `$6` due time in Unix milliseconds) and takes it out of the
-    /// book.
-    fn end_lease(
-        &self,
-        action: &'static str,
-        lease_id: u64,
-        statement: String,
-        ended: EndedLease,
-    ) -> Result<(), FrontierError> {
-        let lease = to_i64(lease_id);
-        self.autocommit(action, move |pool, crawl, worker| async move {
-            sqlx::query(&statement)
-                .bind(&crawl)
-                .bind(&ended.host)
-                .bind(lease)
-                .bind(&worker)
-                .bind(&ended.text)
-                .bind(ended.due_unix_ms)
-                .execute(&pool)
-                .await?;
-            Ok(())
-        })?;
-        lock_ignoring_poison(&self.book).ended(lease_id);
-        Ok(())
-    }
-
-    /// Puts the leases taken ahead of their turn of `host` (of every host: `None`) back at
-    /// the front of their host queues.
-    fn give_back_ahead(&self, host: Option<&str>) -> Result<(), FrontierError> {
-        let leases = lock_ignoring_poison(&self.book).give_back(host);
-        if leases.is_empty() {
-            return Ok(());
-        }
-        self.transaction("give leases back", move |mut tx, crawl, worker| {
-            let leases = leases.clone();
-            async move {
-                requeue_leases_at_front(&mut tx, &crawl, &worker, &leases).await?;
-                Ok(((), tx))
-            }
         })
     }
 }
@@ -443,118 +376,18 @@ impl QueueStorage for PostgresQueue {
     /// database's clock) and its leases across workers; each lease moves the next start
     /// `spacing.delay` ahead. A host without a delay gets up to [`LEASE_BATCH`] leases at once.
     fn lease_front(&self, host: &str, spacing: HostSpacing) -> Result<FrontLease, FrontierError> {
-        let want = if spacing.delay.is_zero() {
-            LEASE_BATCH.min(spacing.per_host).max(1)
-        } else {
-            1
-        };
-        loop {
-            if let Some((lease, more)) = lock_ignoring_poison(&self.book).hand_out(host) {
-                return Ok(FrontLease::Leased { lease, more });
-            }
-            let mut claim = HostClaim {
-                host: host.to_string(),
-                lease_ms: self.lease_ms,
-                delay_ms: i64::try_from(spacing.delay.as_millis()).unwrap_or(i64::MAX),
-                per_host: i64::from(spacing.per_host),
-                want: i64::from(want),
-                known: None,
-            };
-            let mut tries = 0;
-            let claimed = self.reconnect.retry(|| {
-                // A try after a lost connection: the leases an applied earlier try took are
-                // the worker's leases it does not know of.
-                if tries > 0 {
-                    claim.known = Some(lock_ignoring_poison(&self.book).out_ids());
-                }
-                tries += 1;
-                let (pool, crawl, worker) =
-                    (self.pool.clone(), self.crawl.clone(), self.worker.clone());
-                let claim = claim.clone();
-                self.runtime
-                    .block_on(async move {
-                        let mut tx = pool.begin().await?;
-                        let claimed = claim_front(&mut tx, &crawl, &worker, &claim).await?;
-                        tx.commit().await?;
-                        Ok(claimed)
-                    })?
-                    .map_err(database("lease URLs"))
-            })?;
-            let (rows, more) = match claimed {
-                Claim::Leased(rows, more) => (rows, more),
-                Claim::Empty => return Ok(FrontLease::Empty),
-                Claim::Wait(ms) => {
-                    return Ok(FrontLease::NotBefore(Duration::from_millis(
-                        u64::try_from(ms).unwrap_or(0),
-                    )));
-                }
-            };
-            let mut leases = Vec::with_capacity(rows.len());
-            for (lease_id, text) in rows {
-                let lease_id = u64::try_from(lease_id).unwrap_or_default();
-                match StoredEntry::decode(text.as_bytes()) {
-                    Ok(entry) => leases.push(entry.into_lease(lease_id)),
-                    Err(error) => {
-                        tracing::warn!(%error, host, "dropping undecodable queue entry");
-                        self.end_lease_in_database(lease_id)?;
-                    }
-                }
-            }
-            lock_ignoring_poison(&self.book).take_ahead(host, leases, more);
-        }
+        self.lease_front_in_database(host, spacing)
     }
 
     fn pause_host(&self, host: &str, pause: Duration) -> Result<(), FrontierError> {
-        let host = host.to_string();
-        let pause_ms = i64::try_from(pause.as_millis()).unwrap_or(i64::MAX);
-        self.autocommit("pause a host", move |pool, crawl, worker| async move {
-            sqlx::query(
-                "INSERT INTO frontier_host_slot AS slot (crawl, host, paused_until, paused_by) \
-                 VALUES ($1, $2, clock_timestamp() + $3 * interval '1 millisecond', $4) \
-                 ON CONFLICT (crawl, host) DO UPDATE \
-                 SET paused_until = GREATEST(slot.paused_until, EXCLUDED.paused_until), \
-                 paused_by = CASE WHEN EXCLUDED.paused_until > slot.paused_until \
-                   THEN EXCLUDED.paused_by ELSE slot.paused_by END",
-            )
-            .bind(&crawl)
-            .bind(&host)
-            .bind(pause_ms)
-            .bind(&worker)
-            .execute(&pool)
-            .await?;
-            Ok(())
-        })
+        self.pause_host_in_database(host, pause)
     }
 
     /// Every quarter of a lease: this worker's leases are renewed (a long fetch is not handed
     /// to another worker), and expired leases of other workers (killed, or cut off from the
     /// database) go back to the front of their host queues.
     fn keep_alive(&self) -> Result<Vec<String>, FrontierError> {
-        let every = Duration::from_millis(u64::try_from(self.lease_ms / 4).unwrap_or(0));
-        {
-            let mut last = self
-                .last_keep_alive
-                .lock()
-                .unwrap_or_else(|poisoned| poisoned.into_inner());
-            if last.elapsed() < every {
-                return Ok(Vec::new());
-            }
-            *last = std::time::Instant::now();
-        }
-        let lease_ms = self.lease_ms;
-        self.transaction("renew leases", move |mut tx, crawl, worker| async move {
-            sqlx::query(
-                "UPDATE frontier_entry SET lease_expires_at = now() + $3 * interval '1 millisecond' \
-                 WHERE crawl = $1 AND lease_owner = $2 AND state = 'leased'",
-            )
-            .bind(&crawl)
-            .bind(&worker)
-            .bind(lease_ms)
-            .execute(&mut *tx)
-            .await?;
-            let hosts = requeue_left_leases(&mut tx, &crawl, None).await?;
-            Ok((hosts, tx))
-        })
+        self.keep_alive_in_database()
     }
 
     /// From this worker's book: every lease it holds was taken by it (a lease it lost to
@@ -574,26 +407,7 @@ impl QueueStorage for PostgresQueue {
         attempts: u8,
         end: QueueEnd,
     ) -> Result<(), FrontierError> {
-        let host = entry.url.host().to_string();
-        let text = stored_text(entry, attempts);
-        let position = match end {
-            QueueEnd::Front => FRONT_POSITION,
-            QueueEnd::Back => BACK_POSITION,
-        };
-        self.end_lease(
-            "requeue a lease",
-            lease_id,
-            format!(
-                "UPDATE frontier_entry SET state = 'queued', entry = $5, lease_id = NULL, \
-                 lease_owner = NULL, lease_expires_at = NULL, position = {position} \
-                 WHERE crawl = $1 AND lease_id = $3 AND lease_owner = $4"
-            ),
-            EndedLease {
-                host: Some(host),
-                text: Some(text),
-                due_unix_ms: None,
-            },
-        )
+        self.requeue_in_database(lease_id, entry, attempts, end)
     }
 
     fn delay(
@@ -603,148 +417,27 @@ impl QueueStorage for PostgresQueue {
         attempts: u8,
         due_unix_ms: u64,
     ) -> Result<(), FrontierError> {
-        {
-            // This worker's own retry: looked for when due.
-            let mut next = lock_ignoring_poison(&self.next_promote_check);
-            *next = (*next).min(due_unix_ms);
-        }
-        self.end_lease(
-            "delay a lease",
-            lease_id,
-            "UPDATE frontier_entry SET state = 'delayed', entry = $5, due_unix_ms = $6, \
-             lease_id = NULL, lease_owner = NULL, lease_expires_at = NULL \
-             WHERE crawl = $1 AND lease_id = $3 AND lease_owner = $4"
-                .to_string(),
-            EndedLease {
-                host: None,
-                text: Some(stored_text(entry, attempts)),
-                due_unix_ms: Some(to_i64(due_unix_ms)),
-            },
-        )
+        self.delay_in_database(lease_id, entry, attempts, due_unix_ms)
     }
 
     fn promote_due(&self, now_unix_ms: u64, limit: usize) -> Result<Vec<String>, FrontierError> {
-        {
-            let next = lock_ignoring_poison(&self.next_promote_check);
-            if now_unix_ms < *next {
-                return Ok(Vec::new());
-            }
-        }
-        let (now, limit_rows) = (
-            to_i64(now_unix_ms),
-            i64::try_from(limit).unwrap_or(i64::MAX),
-        );
-        let hosts =
-            self.transaction("promote due retries", move |mut tx, crawl, _| async move {
-                let due: Vec<(i64, String)> = sqlx::query_as(
-                    "SELECT id, host FROM frontier_entry WHERE crawl = $1 AND state = 'delayed' \
-                 AND due_unix_ms <= $2 ORDER BY due_unix_ms, id LIMIT $3 FOR UPDATE SKIP LOCKED",
-                )
-                .bind(&crawl)
-                .bind(now)
-                .bind(limit_rows)
-                .fetch_all(&mut *tx)
-                .await?;
-                let mut hosts = Vec::with_capacity(due.len());
-                for (id, host) in due {
-                    queue_at_back(&mut tx, &crawl, &host, id).await?;
-                    hosts.push(host);
-                }
-                Ok((hosts, tx))
-            })?;
-        // A full batch may leave more due: look again at the next step.
-        let mut next = lock_ignoring_poison(&self.next_promote_check);
-        *next = if hosts.len() >= limit {
-            now_unix_ms
-        } else {
-            now_unix_ms.saturating_add(PROMOTE_POLL_MS)
-        };
-        Ok(hosts)
+        self.promote_due_in_database(now_unix_ms, limit)
     }
 
     fn shared_work(&self) -> Result<SharedWork, FrontierError> {
-        self.transaction(
-            "read other workers' work",
-            move |mut tx, crawl, worker| async move {
-                let queued_hosts: Vec<String> = sqlx::query_scalar(
-                    "SELECT host FROM (SELECT DISTINCT host FROM frontier_entry \
-                 WHERE crawl = $1 AND state = 'queued') AS queued \
-                 ORDER BY host COLLATE \"C\" LIMIT 10000",
-                )
-                .bind(&crawl)
-                .fetch_all(&mut *tx)
-                .await?;
-                let leased_elsewhere: bool = sqlx::query_scalar(
-                    "SELECT EXISTS (SELECT 1 FROM frontier_entry WHERE crawl = $1 \
-                 AND state = 'leased' AND lease_owner <> $2 AND lease_expires_at > now())",
-                )
-                .bind(&crawl)
-                .bind(&worker)
-                .fetch_one(&mut *tx)
-                .await?;
-                Ok((
-                    SharedWork {
-                        queued_hosts,
-                        leased_elsewhere,
-                    },
-                    tx,
-                ))
-            },
-        )
+        self.shared_work_in_database()
     }
 
     fn first_due(&self) -> Result<Option<u64>, FrontierError> {
-        let first = self.autocommit("read the next retry", move |pool, crawl, _| async move {
-            let first: Option<i64> = sqlx::query_scalar(
-                "SELECT min(due_unix_ms) FROM frontier_entry WHERE crawl = $1 AND state = 'delayed'",
-            )
-            .bind(&crawl)
-            .fetch_one(&pool)
-            .await?;
-            Ok(first.map(|ms| u64::try_from(ms).unwrap_or_default()))
-        })?;
-        if let Some(due) = first {
-            // The scheduler wakes up then: promote it then, whoever delayed it.
-            let mut next = lock_ignoring_poison(&self.next_promote_check);
-            *next = (*next).min(due);
-        }
-        Ok(first)
+        self.first_due_in_database()
     }
 
     fn release_delayed_of_host(&self, host: &str) -> Result<usize, FrontierError> {
-        let host = host.to_string();
-        self.transaction(
-            "release a host's retries",
-            move |mut tx, crawl, _| async move {
-                let waiting: Vec<i64> = sqlx::query_scalar(
-                    "SELECT id FROM frontier_entry WHERE crawl = $1 AND host = $2 \
-                 AND state = 'delayed' ORDER BY due_unix_ms, id FOR UPDATE SKIP LOCKED",
-                )
-                .bind(&crawl)
-                .bind(&host)
-                .fetch_all(&mut *tx)
-                .await?;
-                for &id in &waiting {
-                    queue_at_back(&mut tx, &crawl, &host, id).await?;
-                }
-                Ok((waiting.len(), tx))
-            },
-        )
+        self.release_delayed_of_host_in_database(host)
     }
 
     fn stored_host_delay(&self, host: &str) -> Result<Option<Duration>, FrontierError> {
-        let host = host.to_string();
-        self.autocommit("read a host delay", move |pool, crawl, _| async move {
-            let delay: Option<i64> = sqlx::query_scalar(
-                "SELECT delay_ms FROM frontier_host WHERE crawl = $1 AND host = $2",
-            )
-            .bind(&crawl)
-            .bind(&host)
-            .fetch_optional(&pool)
-            .await?;
-            let delay = delay.map(|ms| Duration::from_millis(u64::try_from(ms).unwrap_or(0)));
-            Ok(delay)
-        })
+        self.stored_host_delay_in_database(host)
     }
 
     fn set_stored_host_delay(
@@ -752,35 +445,7 @@ impl QueueStorage for PostgresQueue {
         host: &str,
         delay: Option<Duration>,
     ) -> Result<(), FrontierError> {
-        if delay.is_some() {
-            // Taken ahead with no delay: their starts were not spaced across workers.
-            self.give_back_ahead(Some(host))?;
-        }
-        let host = host.to_string();
-        let millis = delay.map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
-        self.autocommit("store a host delay", move |pool, crawl, _| async move {
-            match millis {
-                Some(millis) => {
-                    sqlx::query(
-                        "INSERT INTO frontier_host (crawl, host, delay_ms) VALUES ($1, $2, $3) \
-                         ON CONFLICT (crawl, host) DO UPDATE SET delay_ms = EXCLUDED.delay_ms",
-                    )
-                    .bind(&crawl)
-                    .bind(&host)
-                    .bind(millis)
-                    .execute(&pool)
-                    .await?
-                }
-                None => {
-                    sqlx::query("DELETE FROM frontier_host WHERE crawl = $1 AND host = $2")
-                        .bind(&crawl)
-                        .bind(&host)
-                        .execute(&pool)
-                        .await?
-                }
-            };
-            Ok(())
-        })
+        self.set_stored_host_delay_in_database(host, delay)
     }
 
     fn counts(&self) -> Result<StoredCounts, FrontierError> {
