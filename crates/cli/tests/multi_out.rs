@@ -14,7 +14,7 @@ use std::process::{Command, Stdio};
 
 use dedupcrawl_archive::{RecordType, WarcReader};
 use dedupcrawl_crawler::Decision;
-use dedupcrawl_testsite::{Expectations, TestSite};
+use dedupcrawl_testsite::{Expectations, TestSite, TestSiteOptions};
 
 #[path = "support/mod.rs"]
 mod support;
@@ -99,9 +99,15 @@ async fn export_and_clusters_over_the_outs_of_two_workers_of_one_crawl() {
              ./scripts/with-postgres"
         )
     });
-    let site = TestSite::start_with(common::site_options())
-        .await
-        .expect("site starts");
+    // A crawl delay long enough that both workers are busy through the whole crawl, whatever
+    // the skew of their start on a loaded machine: then duplicates and their originals are
+    // fetched by different workers (asserted below), which a fast crawl did not always give.
+    let site = TestSite::start_with(TestSiteOptions {
+        crawl_delay: Some(0.25),
+        ..common::site_options()
+    })
+    .await
+    .expect("site starts");
     let expected = site.expected();
     let work = tempfile::tempdir().expect("tempdir");
     let root = work.path().to_path_buf();

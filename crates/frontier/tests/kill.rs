@@ -24,6 +24,7 @@ const OFFERS_PER_ROUND: usize = 300;
 const LEASES_PER_ROUND: usize = 40;
 const DONE_PER_ROUND: usize = 15;
 const SEEN_COMPACTION_EVERY: u64 = 64;
+const WATCHDOG: Duration = Duration::from_secs(300);
 
 fn politeness() -> PolitenessConfig {
     PolitenessConfig {
@@ -126,6 +127,16 @@ fn kill_9_loses_no_url() {
     if std::env::var(CHILD_DIR_ENV).is_ok() {
         return; // we are the child
     }
+    // A hang is a failure with a reason, not a stalled test run: this test is what caught the
+    // sled truncation deadlock (vendor/README.md), hanging 3 runs in 10 under load before the fix.
+    std::thread::spawn(|| {
+        std::thread::sleep(WATCHDOG);
+        eprintln!(
+            "kill_9_loses_no_url hung for {WATCHDOG:?} (a clean run takes seconds): a deadlock in \
+             the store; check that Cargo.toml still patches sled with vendor/sled"
+        );
+        std::process::abort();
+    });
     let dir = tempfile::tempdir().unwrap();
     let exe = std::env::current_exe().unwrap();
     // URLs that must be queued after a reopen: offered and flushed, not completed.
