@@ -2,9 +2,10 @@
 //! interval, another checks that probes keep finishing, and when one has not finished for the
 //! timeout the crawl is stopped with a clear message instead of hanging for ever.
 //!
-//! Why: sled 0.34.7 can deadlock (README, "Known problems": a file truncation starves in its
-//! I/O pool while the thread waiting for it holds the segment accountant). The crawl state is
-//! kill-safe, so stopping the process and running the same command again is the cure.
+//! Why: stock sled 0.34.7 can deadlock (a file truncation starves in its I/O pool while the
+//! thread waiting for it holds the segment accountant). The build patches that one
+//! (`vendor/README.md`); the watchdog stays as a guard against any other stall. The crawl state
+//! is kill-safe, so stopping the process and running the same command again is the cure.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -102,8 +103,8 @@ impl Drop for StoreWatchdog {
 pub(crate) fn exit_on_stall(state_dir: std::path::PathBuf) -> impl FnOnce(Duration) + Send {
     move |waited| {
         let message = format!(
-            "the crawl state store ({}) has not answered for {} s. sled 0.34 can deadlock \
-             (README, \"Known problems\"). Stopping now: run the same command again to resume; \
+            "the crawl state store ({}) has not answered for {} s: a stalled disk or a \
+             deadlock in sled. Stopping now: run the same command again to resume; \
              nothing archived or logged so far is lost",
             state_dir.display(),
             waited.as_secs()

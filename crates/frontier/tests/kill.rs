@@ -137,6 +137,22 @@ fn kill_9_loses_no_url() {
         );
         std::process::abort();
     });
+    // Two threads spinning beside the test: the deadlock needs sled's IO threads to be slow to
+    // run, which a loaded machine gives (it hung 3 runs in 10 with two `yes` beside it, none
+    // without). The load makes every run of this test the long concurrent run that shows the
+    // pattern no longer occurs.
+    let loaded = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let load: Vec<_> = (0..2)
+        .map(|_| {
+            let loaded = std::sync::Arc::clone(&loaded);
+            std::thread::spawn(move || {
+                let mut x = 0u64;
+                while loaded.load(std::sync::atomic::Ordering::Relaxed) {
+                    x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
+                }
+            })
+        })
+        .collect();
     let dir = tempfile::tempdir().unwrap();
     let exe = std::env::current_exe().unwrap();
     // URLs that must be queued after a reopen: offered and flushed, not completed.
@@ -255,5 +271,9 @@ fn kill_9_loses_no_url() {
         frontier.flush().unwrap();
         drop(frontier);
         drop(db);
+    }
+    loaded.store(false, std::sync::atomic::Ordering::Relaxed);
+    for thread in load {
+        thread.join().expect("load thread");
     }
 }
