@@ -376,10 +376,12 @@ fn no_distinct_page_is_called_a_duplicate() {
 
 #[test]
 // Known open limitation, issue 10 criterion 4 (re-templated mirrors; the class hosts' one
-// mirror style is linked 24/24, these styles are not): seeds 11, 23, 58 linked 4/21, 13/23,
-// 1/20 = 18/64 on 2026-11-26; original and copy are both archived, linked neither way. The
-// bar is the issue's; run with `--ignored` to measure.
-#[ignore = "issue 10 open: re-templated mirror copies linked 18/64 (bar 95 %)"]
+// mirror style is linked 24/24): seeds 11, 23, 58 linked 10/21, 20/23, 17/20 = 47/64 with the
+// cross-host block comparison (18/64 before it), 2026-11-26. Seed 11's table-layout mirror
+// keeps its reader comments in the main content (the extractor does not see them as
+// comments), so its copies have 0.6-0.7 of their blocks in the original. The bar is the
+// issue's; run with `--ignored` to measure.
+#[ignore = "issue 10 open: re-templated mirror copies linked 47/64 (bar 95 %)"]
 fn mirror_copies_are_linked_to_their_original() {
     let mut linked = Ratio::default();
     for run in measured() {
@@ -388,11 +390,23 @@ fn mirror_copies_are_linked_to_their_original() {
     assert!(linked.share() >= 0.95, "linked {linked}");
 }
 
+/// A floor under the re-templated mirrors while the issue's bar is not met: the cross-host
+/// block comparison links 47 of 64 copies (0.73; 18 of 64 without it), and losing it must
+/// fail a test that runs.
+#[test]
+fn most_mirror_copies_are_linked_across_templates() {
+    let mut linked = Ratio::default();
+    for run in measured() {
+        linked.add(run.scores[&PageClass::Mirror].copies_linked);
+    }
+    assert!(linked.share() >= 0.65, "linked {linked}");
+}
+
 /// Issue 10, criterion 4: mirror copies whose main text is >= 0.8 alike with their original.
 #[test]
-// Known open limitation, issue 10 criterion 4: seeds 11, 23, 58 linked 3/15, 8/16, 1/14 =
-// 12/45 on 2026-11-26.
-#[ignore = "issue 10 open: mirror copies >= 0.8 alike linked 12/45 (bar 95 %)"]
+// Known open limitation, issue 10 criterion 4: seeds 11, 23, 58 linked 5/15, 15/16, 14/14 =
+// 34/45 on 2026-11-26 (12/45 before the cross-host block comparison).
+#[ignore = "issue 10 open: mirror copies >= 0.8 alike linked 34/45 (bar 95 %)"]
 fn alike_mirror_copies_are_linked_to_their_original() {
     let mut linked = Ratio::default();
     for run in measured() {
@@ -412,9 +426,9 @@ fn contained_parts_are_linked_to_their_whole() {
 }
 
 #[test]
-// Known open limitation, issue 10 criteria 3 and 4: the unlinked mirror copies (and 0-2 of 9
-// noisy copies per seed, random per request) are archived: 48-50/91 on 2026-11-26.
-#[ignore = "issue 10 open: copies archived 48-50/91 (bar 2 %)"]
+// Known open limitation, issue 10 criteria 3 and 4: the unlinked mirror copies are archived:
+// 17/91 on 2026-11-26 (48-50/91 before the cross-host block comparison).
+#[ignore = "issue 10 open: copies archived 17/91 (bar 2 %)"]
 fn copies_are_not_archived() {
     let archived = total(|s| s.copies_archived);
     assert!(archived.share() <= 0.02, "archived {archived}");

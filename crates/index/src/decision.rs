@@ -7,6 +7,7 @@ use dedupcrawl_sketch::{BlockSketch, MinHashSignature, ModSample};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::candidates::near_candidates;
+use crate::own_content::block_overlap;
 use crate::record::{DocumentId, DocumentLink, SAMPLE_BITS, SIGNATURE_BITS, StoredDocument};
 use crate::storage::IndexStorage;
 use crate::{DedupDecision, DocumentFingerprint, DocumentRef, ExactBasis, IndexConfig, IndexError};
@@ -78,6 +79,17 @@ fn lock_key(kind: u64, value: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^ (z >> 31)
+}
+
+/// What [`DecisionAlgorithm::find_containment`] found.
+#[derive(Default)]
+struct ContainmentFound {
+    /// The page this one is inside, and how much of it is.
+    inside: Option<(DocumentRef, f64)>,
+    /// Pages inside this one, most contained first.
+    around: Vec<(DocumentRef, f64)>,
+    /// A page of another host this one is a copy of by their blocks, and the resemblance.
+    copy_elsewhere: Option<(DocumentId, f64)>,
 }
 
 /// The decision algorithm under one index's settings.
@@ -241,22 +253,26 @@ impl DecisionAlgorithm<'_> {
         Ok(Some((id, similarity, near_an_original)))
     }
 
-    /// Containment both ways against documents sharing posted samples. Returns
-    /// (this inside another, another inside this).
-    #[allow(clippy::type_complexity)]
+    /// Containment both ways against documents sharing posted samples, by the samples and
+    /// block by block (see [`block_overlap`]), and near duplicates on other hosts block by
+    /// block. Returns (this inside another, another inside this, a copy of this on another
+    /// host).
     fn find_containment<S: IndexStorage + ?Sized>(
         &self,
         state: &S,
         doc: &DocumentFingerprint,
         sample: &ModSample,
-    ) -> Result<(Option<(DocumentRef, f64)>, Vec<(DocumentRef, f64)>), IndexError> {
+    ) -> Result<ContainmentFound, IndexError> {
+        let mut found = ContainmentFound::default();
         if sample.values.len() < self.config.containment_min_samples {
-            return Ok((None, Vec::new()));
+            return Ok(found);
         }
         let ids = state.most_posted(&posted_samples(sample), CONTAINMENT_CANDIDATES)?;
         let mut inside: Option<(DocumentId, f64)> = None;
         let mut around: Vec<(DocumentId, f64)> = Vec::new();
+        let mut copy_elsewhere: Option<(DocumentId, f64)> = None;
         let min = self.config.containment_min_samples;
+        let contained_at = self.config.containment_threshold;
         let records = state.documents(&ids)?;
         for (id, stored) in ids.into_iter().zip(records) {
             let Some(stored) = stored else {
@@ -268,33 +284,63 @@ impl DecisionAlgorithm<'_> {
             let inside_allowed = !has_own_content(doc, &stored);
             let around_allowed =
                 !(same_host && lacks_counterpart(&stored.block_sketches, &doc.block_sketches));
-            let Some(other) = stored.mod_sample else {
-                continue;
-            };
-            let modulus = sample.modulus.max(other.modulus);
-            let (mine, theirs) = (sample.at_modulus(modulus), other.at_modulus(modulus));
-            if inside_allowed && mine.values.len() >= min {
-                let c = mine.containment_in(&theirs);
-                if c >= self.config.containment_threshold && inside.is_none_or(|(_, b)| c > b) {
-                    inside = Some((id, c));
+            let (mut inside_share, mut around_share) = (None, None);
+            if let Some(other) = &stored.mod_sample {
+                let modulus = sample.modulus.max(other.modulus);
+                let (mine, theirs) = (sample.at_modulus(modulus), other.at_modulus(modulus));
+                if mine.values.len() >= min {
+                    inside_share = Some(mine.containment_in(&theirs));
+                }
+                if theirs.values.len() >= min {
+                    around_share = Some(theirs.containment_in(&mine));
                 }
             }
-            if around_allowed && theirs.values.len() >= min {
-                let c = theirs.containment_in(&mine);
-                if c >= self.config.containment_threshold {
-                    around.push((id, c));
+            // Across hosts, whose links never match and whose templates split a copy's text
+            // at other places, the blocks vouch for containment and resemblance on their own.
+            // Not on one host: there the links are part of what a page is (hubs, lists of
+            // items) and the own-content blocks leave link lists out; rustdoc's poison and
+            // nonpoison lock guards share every own block and differ in their lists.
+            let overlap = (!same_host)
+                .then(|| block_overlap(&doc.own_content, &stored))
+                .flatten();
+            if let Some(overlap) = overlap {
+                inside_share = Some(
+                    inside_share.map_or(overlap.page_in_stored, |c| c.max(overlap.page_in_stored)),
+                );
+                around_share = Some(
+                    around_share.map_or(overlap.stored_in_page, |c| c.max(overlap.stored_in_page)),
+                );
+                let resemblance = overlap.resemblance();
+                if resemblance >= self.config.threshold
+                    && copy_elsewhere.is_none_or(|(_, best)| resemblance > best)
+                {
+                    copy_elsewhere = Some((id, resemblance));
                 }
+            }
+            if inside_allowed
+                && let Some(c) = inside_share
+                && c >= contained_at
+                && inside.is_none_or(|(_, b)| c > b)
+            {
+                inside = Some((id, c));
+            }
+            if around_allowed
+                && let Some(c) = around_share
+                && c >= contained_at
+            {
+                around.push((id, c));
             }
         }
         around.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        let inside = inside
+        found.inside = inside
             .map(|(id, c)| Ok::<_, IndexError>((self.reference(state, id)?, c)))
             .transpose()?;
-        let around = around
+        found.around = around
             .into_iter()
             .map(|(id, c)| Ok((self.reference(state, id)?, c)))
             .collect::<Result<_, IndexError>>()?;
-        Ok((inside, around))
+        found.copy_elsewhere = copy_elsewhere;
+        Ok(found)
     }
 
     /// Appends `doc` under the next id: to the log, to the in-memory structures, to the group
@@ -383,13 +429,22 @@ impl DecisionAlgorithm<'_> {
             Some(signature) => self.find_near(state, doc, signature, &band_keys)?,
             None => None,
         };
-        let (inside, around) = match (&sample, near) {
-            (_, Some((_, _, true))) | (None, _) => (None, Vec::new()),
+        let ContainmentFound {
+            inside,
+            around,
+            copy_elsewhere,
+        } = match (&sample, near) {
+            (_, Some((_, _, true))) | (None, _) => ContainmentFound::default(),
             (Some(sample), _) => self.find_containment(state, doc, sample)?,
         };
         // Near an original, or inside one: a duplicate, linked to the closest page if one is
         // within the threshold (a page that is (almost) exactly another one is a near
-        // duplicate), else to the page it is contained in.
+        // duplicate), else to the page it is contained in; failing both, a copy on another
+        // host by its blocks.
+        let near = match (near, copy_elsewhere) {
+            (Some((_, _, false)) | None, Some((id, resemblance))) => Some((id, resemblance, true)),
+            (near, _) => near,
+        };
         let decision = match (near, inside) {
             (Some((id, similarity, true)), _) | (Some((id, similarity, false)), Some(_)) => {
                 let of = self.reference(state, id)?;

@@ -50,6 +50,85 @@ pub fn missing_tokens(units: &[ContentUnit], stored: &StoredDocument) -> u32 {
         .sum()
 }
 
+/// Tokens in substantial own blocks a page needs before its blocks are compared with another
+/// page's ([`block_overlap`]): below this, one block more or less swings the shares too far.
+pub const MIN_COMPARED_TOKENS: u32 = 3 * DISTINCT_CONTENT_TOKENS;
+/// Substantial own blocks each page needs for [`block_overlap`].
+pub const MIN_COMPARED_BLOCKS: usize = 3;
+
+/// How two pages' own content overlaps block by block, each direction on its own.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BlockOverlap {
+    /// Share of the page's own-content tokens whose block the stored page has too.
+    pub page_in_stored: f64,
+    /// Share of the stored page's substantial own blocks that the page has too.
+    pub stored_in_page: f64,
+}
+
+impl BlockOverlap {
+    /// The resemblance the overlap vouches for: the smaller direction.
+    pub fn resemblance(&self) -> f64 {
+        self.stored_in_page.min(self.page_in_stored)
+    }
+}
+
+/// The block-level overlap of a page (`units`: its own content) with a stored page; `None`
+/// when either page has fewer than [`MIN_COMPARED_BLOCKS`] substantial blocks (those with a
+/// sketch) or the page less than [`MIN_COMPARED_TOKENS`] in them.
+///
+/// Why beside the shingle estimate: a copy on another host (a mirror in its own template, a
+/// syndicated article) keeps the paragraphs and loses or gains whole blocks — a byline in
+/// another format, an inserted note, its own links. Each such block also kills the shingles
+/// that crossed into its neighbours, and the link tokens of two hosts never match, so the
+/// estimate of two such copies falls well below their text's resemblance; counting blocks
+/// that the other page has too does not depend on block boundaries or links. Only substantial
+/// blocks decide whether two pages are compared at all (a heading, a one-line description
+/// recurs across pages that are otherwise apart: rustdoc's constant lists); a block is had by
+/// the other page when it has the same key or a sketch that [`BlockSketch::is_copy`] matches,
+/// stricter than the own-content check's counterpart because here a match claims a copy.
+pub fn block_overlap(units: &[ContentUnit], stored: &StoredDocument) -> Option<BlockOverlap> {
+    let substantial: Vec<(&ContentUnit, &BlockSketch)> = units
+        .iter()
+        .filter_map(|unit| unit.sketch.as_ref().map(|sketch| (unit, sketch)))
+        .collect();
+    let total: u32 = substantial
+        .iter()
+        .map(|(unit, _)| u32::from(unit.tokens))
+        .sum();
+    if substantial.len() < MIN_COMPARED_BLOCKS
+        || stored.block_sketches.len() < MIN_COMPARED_BLOCKS
+        || total < MIN_COMPARED_TOKENS
+    {
+        return None;
+    }
+    // The page's side counts all its own blocks, short ones by their key: once the page has
+    // enough substantial text to be compared, a changed signature line or heading is still a
+    // difference (rustdoc's poison and nonpoison lock guards share every paragraph).
+    let all: u32 = units.iter().map(|unit| u32::from(unit.tokens)).sum();
+    let found: u32 = units
+        .iter()
+        .filter(|unit| {
+            stored.blocks.binary_search(&unit.key).is_ok()
+                || unit.sketch.is_some_and(|sketch| {
+                    stored
+                        .block_sketches
+                        .iter()
+                        .any(|other| sketch.is_copy(other))
+                })
+        })
+        .map(|unit| u32::from(unit.tokens))
+        .sum();
+    let stored_found = stored
+        .block_sketches
+        .iter()
+        .filter(|theirs| substantial.iter().any(|(_, mine)| mine.is_copy(theirs)))
+        .count();
+    Some(BlockOverlap {
+        page_in_stored: f64::from(found) / f64::from(all),
+        stored_in_page: stored_found as f64 / stored.block_sketches.len() as f64,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -98,5 +177,47 @@ mod tests {
         };
         assert_eq!(missing_tokens(&[edited_unit], &other), 0);
         assert_eq!(missing_tokens(&[unrelated], &other), 40);
+    }
+
+    fn paragraph(seed: u64) -> Vec<u64> {
+        (0..30).map(|i| seed * 1_000 + i).collect()
+    }
+
+    fn units_of(paragraphs: &[Vec<u64>]) -> (Vec<ContentUnit>, Vec<BlockSketch>) {
+        let sketches: Vec<BlockSketch> = paragraphs.iter().map(|p| BlockSketch::of(p)).collect();
+        let units = paragraphs
+            .iter()
+            .zip(&sketches)
+            .map(|(p, sketch)| ContentUnit {
+                key: p[0],
+                tokens: p.len() as u16,
+                sketch: Some(*sketch),
+            })
+            .collect();
+        (units, sketches)
+    }
+
+    #[test]
+    fn block_overlap_counts_each_direction() {
+        let original: Vec<Vec<u64>> = (1..=5).map(paragraph).collect();
+        let (_, original_sketches) = units_of(&original);
+        let stored_original = stored(original.iter().map(|p| p[0]).collect(), original_sketches);
+        // A copy with one paragraph added: all of the original is in it, 5 of its 6 blocks
+        // are in the original.
+        let mut copy = original.clone();
+        copy.insert(2, paragraph(99));
+        let (units, _) = units_of(&copy);
+        let overlap = block_overlap(&units, &stored_original).expect("compared");
+        assert!((overlap.page_in_stored - 5.0 / 6.0).abs() < 1e-9);
+        assert_eq!(overlap.stored_in_page, 1.0);
+        assert!((overlap.resemblance() - 5.0 / 6.0).abs() < 1e-9);
+        // An unrelated page: nothing in common.
+        let (units, _) = units_of(&(10..=14).map(paragraph).collect::<Vec<_>>());
+        let overlap = block_overlap(&units, &stored_original).expect("compared");
+        assert_eq!(overlap.page_in_stored, 0.0);
+        assert_eq!(overlap.stored_in_page, 0.0);
+        // Too few substantial blocks to compare.
+        let (units, _) = units_of(&[paragraph(1), paragraph(2)]);
+        assert_eq!(block_overlap(&units, &stored_original), None);
     }
 }

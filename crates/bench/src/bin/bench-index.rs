@@ -23,7 +23,7 @@
 
 use dedupcrawl_bench::{Args, Table, du_bytes, measure, process_cpu_time, thousands};
 use dedupcrawl_index::{
-    DedupDecision, DedupIndex, DocumentFingerprint, IndexConfig, SledDedupIndex,
+    DedupDecision, DedupIndex, DocumentFingerprint, IndexConfig, SIGNATURE_BITS, SledDedupIndex,
 };
 use dedupcrawl_sketch::{MinHasher, ModSample, PayloadDigest, TokenDigest, mix64};
 
@@ -105,16 +105,12 @@ fn fingerprints(
     let fingerprints = range
         .map(|i| {
             let doc = i as u64;
-            let set = if i > 0 && doc % near_every == near_every - 1 {
-                expected += 1;
-                // An earlier original (never itself a near-duplicate).
-                let mut base = mix64(doc) % doc;
-                if base % near_every == near_every - 1 {
-                    base = base.saturating_sub(1);
+            let set = match planted_base(doc, near_every) {
+                Some(base) => {
+                    expected += 1;
+                    near_set(base, doc)
                 }
-                near_set(base, doc)
-            } else {
-                random_set(doc)
+                None => random_set(doc),
             };
             let host = format!("site{}.example", i % 1000);
             let mut fp = DocumentFingerprint::new(
@@ -131,6 +127,58 @@ fn fingerprints(
         })
         .collect();
     (fingerprints, expected)
+}
+
+/// For a planted near duplicate, the earlier original it copies (never itself a near
+/// duplicate); `None` for a random document.
+fn planted_base(doc: u64, near_every: u64) -> Option<u64> {
+    if doc == 0 || doc % near_every != near_every - 1 {
+        return None;
+    }
+    let mut base = mix64(doc) % doc;
+    if base % near_every == near_every - 1 {
+        base = base.saturating_sub(1);
+    }
+    Some(base)
+}
+
+/// Why a planted near duplicate was decided new: its exact Jaccard with its original and the
+/// LSH bands the two signatures share, as stored (low bits). No shared band means no candidate,
+/// the miss LSH allows; `1 - P(candidate | J)` is that chance.
+fn explain_missed(hasher: &MinHasher, doc: u64, base: u64) -> String {
+    let (near, original) = (near_set(base, doc), random_set(base));
+    let (mut i, mut j, mut common) = (0, 0, 0usize);
+    while i < near.len() && j < original.len() {
+        match near[i].cmp(&original[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                common += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    let jaccard = common as f64 / (near.len() + original.len() - common) as f64;
+    let config = IndexConfig::default();
+    let bands = |set: &[u64]| {
+        hasher
+            .signature(set)
+            .map(|s| config.lsh.band_keys(&s.low_bits(SIGNATURE_BITS)))
+            .unwrap_or_default()
+    };
+    let (near_bands, original_bands) = (bands(&near), bands(&original));
+    let shared = near_bands
+        .iter()
+        .zip(&original_bands)
+        .filter(|(a, b)| a == b)
+        .count();
+    format!(
+        "planted near duplicate {doc} of {base} decided new: exact J {jaccard:.3}, LSH bands \
+         shared {shared} of {} (P(no shared band | J) = {:.1e})",
+        near_bands.len(),
+        1.0 - config.lsh.candidate_probability(jaccard)
+    )
 }
 
 fn near_every(near_share: f64) -> u64 {
@@ -196,6 +244,8 @@ fn run(
         rss_mb: 0.0,
         peak_rss_mb: 0.0,
     };
+    // Planted near duplicates decided new, with their originals: explained after the run.
+    let mut missed: Vec<(u64, u64)> = Vec::new();
     for start in (0..docs).step_by(CHUNK) {
         let end = (start + CHUNK).min(docs);
         let (fingerprints, expected) = match first_chunk.take() {
@@ -205,9 +255,14 @@ fn run(
         out.near_expected += expected;
         let process_cpu = process_cpu_time();
         let (result, t) = measure(|| -> anyhow::Result<()> {
-            for fp in &fingerprints {
+            for (doc, fp) in (start as u64..).zip(&fingerprints) {
                 match index.check_and_insert(fp)? {
-                    DedupDecision::New { .. } => out.new += 1,
+                    DedupDecision::New { .. } => {
+                        out.new += 1;
+                        if let Some(base) = planted_base(doc, near_every) {
+                            missed.push((doc, base));
+                        }
+                    }
                     DedupDecision::NearDuplicate { .. } => out.near += 1,
                     DedupDecision::ExactDuplicate { .. } => out.exact += 1,
                     DedupDecision::Contained { .. } => out.contained += 1,
@@ -221,6 +276,9 @@ fn run(
         out.cpu += t.cpu;
     }
     index.flush()?;
+    for &(doc, base) in missed.iter().take(10) {
+        eprintln!("{}", explain_missed(&hasher, doc, base));
+    }
     out.rss_mb = rss_mb();
     out.peak_rss_mb = status_mb("VmHWM:");
     out.log_bytes = std::fs::metadata(index.log_path())?.len();
