@@ -81,6 +81,11 @@ fn lock_key(kind: u64, value: u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// The larger of a share known so far (if any) and another estimate of it.
+fn larger_share(known: Option<f64>, other: f64) -> Option<f64> {
+    Some(known.map_or(other, |share| share.max(other)))
+}
+
 /// What [`DecisionAlgorithm::find_containment`] found.
 #[derive(Default)]
 struct ContainmentFound {
@@ -253,10 +258,9 @@ impl DecisionAlgorithm<'_> {
         Ok(Some((id, similarity, near_an_original)))
     }
 
-    /// Containment both ways against documents sharing posted samples, by the samples and
-    /// block by block (see [`block_overlap`]), and near duplicates on other hosts block by
-    /// block. Returns (this inside another, another inside this, a copy of this on another
-    /// host).
+    /// Containment both ways against documents sharing posted samples, by the samples (and,
+    /// for documents of other hosts, block by block: [`block_overlap`]), and near duplicates
+    /// of other hosts block by block.
     fn find_containment<S: IndexStorage + ?Sized>(
         &self,
         state: &S,
@@ -304,12 +308,8 @@ impl DecisionAlgorithm<'_> {
                 .then(|| block_overlap(&doc.own_content, &stored))
                 .flatten();
             if let Some(overlap) = overlap {
-                inside_share = Some(
-                    inside_share.map_or(overlap.page_in_stored, |c| c.max(overlap.page_in_stored)),
-                );
-                around_share = Some(
-                    around_share.map_or(overlap.stored_in_page, |c| c.max(overlap.stored_in_page)),
-                );
+                inside_share = larger_share(inside_share, overlap.page_in_stored);
+                around_share = larger_share(around_share, overlap.stored_in_page);
                 let resemblance = overlap.resemblance();
                 if resemblance >= self.config.threshold
                     && copy_elsewhere.is_none_or(|(_, best)| resemblance > best)
@@ -439,8 +439,8 @@ impl DecisionAlgorithm<'_> {
         };
         // Near an original, or inside one: a duplicate, linked to the closest page if one is
         // within the threshold (a page that is (almost) exactly another one is a near
-        // duplicate), else to the page it is contained in; failing both, a copy on another
-        // host by its blocks.
+        // duplicate), else to the page it is contained in. Not near an original by the
+        // estimate but a copy of another host's page by the blocks: a near duplicate of it.
         let near = match (near, copy_elsewhere) {
             (Some((_, _, false)) | None, Some((id, resemblance))) => Some((id, resemblance, true)),
             (near, _) => near,

@@ -25,7 +25,7 @@ use dedupcrawl_bench::{Args, Table, du_bytes, measure, process_cpu_time, thousan
 use dedupcrawl_index::{
     DedupDecision, DedupIndex, DocumentFingerprint, IndexConfig, SIGNATURE_BITS, SledDedupIndex,
 };
-use dedupcrawl_sketch::{MinHasher, ModSample, PayloadDigest, TokenDigest, mix64};
+use dedupcrawl_sketch::{MinHasher, ModSample, PayloadDigest, TokenDigest, jaccard, mix64};
 
 const CHUNK: usize = 10_000;
 
@@ -147,19 +147,7 @@ fn planted_base(doc: u64, near_every: u64) -> Option<u64> {
 /// the miss LSH allows; `1 - P(candidate | J)` is that chance.
 fn explain_missed(hasher: &MinHasher, doc: u64, base: u64) -> String {
     let (near, original) = (near_set(base, doc), random_set(base));
-    let (mut i, mut j, mut common) = (0, 0, 0usize);
-    while i < near.len() && j < original.len() {
-        match near[i].cmp(&original[j]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                common += 1;
-                i += 1;
-                j += 1;
-            }
-        }
-    }
-    let jaccard = common as f64 / (near.len() + original.len() - common) as f64;
+    let jaccard = jaccard(&near, &original);
     let config = IndexConfig::default();
     let bands = |set: &[u64]| {
         hasher
