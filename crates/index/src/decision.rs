@@ -22,6 +22,9 @@ const MAX_ORIGINALS_CHECKED: usize = 16;
 /// How far below the threshold a page may be from the original of a cluster member it is
 /// within the threshold of, and still join that cluster (see `find_near`).
 const MEMBER_DRIFT: f64 = 0.1;
+/// On one host, the blocks vouch for a page inside another only when at most this share of
+/// the larger page's substantial blocks is in the smaller one (see `find_containment`).
+const PART_OF_LARGER: f64 = 2.0 / 3.0;
 /// Sampled shingles posted (and probed) per document for containment.
 pub(crate) const POSTED_SAMPLES: usize = 16;
 
@@ -301,20 +304,29 @@ impl DecisionAlgorithm<'_> {
             }
             // Across hosts, whose links never match and whose templates split a copy's text
             // at other places, the blocks vouch for containment and resemblance on their own.
-            // Not on one host: there the links are part of what a page is (hubs, lists of
-            // items) and the own-content blocks leave link lists out; rustdoc's poison and
-            // nonpoison lock guards share every own block and differ in their lists.
-            let overlap = (!same_host)
-                .then(|| block_overlap(&doc.own_content, &stored))
-                .flatten();
+            // On one host only for a part of a clearly larger page (a chapter of a story's
+            // one-page version, whose headings and pager split the text at other places):
+            // there the links are part of what a page is, and two pages that share every own
+            // block and differ in their link lists (rustdoc's poison and nonpoison lock
+            // guards) are the shingles' to tell apart.
+            let overlap = block_overlap(&doc.own_content, &stored);
             if let Some(overlap) = overlap {
-                inside_share = larger_share(inside_share, overlap.page_in_stored);
-                around_share = larger_share(around_share, overlap.stored_in_page);
-                let resemblance = overlap.resemblance();
-                if resemblance >= self.config.threshold
-                    && copy_elsewhere.is_none_or(|(_, best)| resemblance > best)
-                {
-                    copy_elsewhere = Some((id, resemblance));
+                if !same_host {
+                    inside_share = larger_share(inside_share, overlap.page_in_stored);
+                    around_share = larger_share(around_share, overlap.stored_in_page);
+                    let resemblance = overlap.resemblance();
+                    if resemblance >= self.config.threshold
+                        && copy_elsewhere.is_none_or(|(_, best)| resemblance > best)
+                    {
+                        copy_elsewhere = Some((id, resemblance));
+                    }
+                } else {
+                    if overlap.stored_in_page <= PART_OF_LARGER {
+                        inside_share = larger_share(inside_share, overlap.page_in_stored);
+                    }
+                    if overlap.page_in_stored <= PART_OF_LARGER {
+                        around_share = larger_share(around_share, overlap.stored_in_page);
+                    }
                 }
             }
             if inside_allowed

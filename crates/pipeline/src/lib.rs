@@ -48,6 +48,9 @@ pub const SUBSTANTIAL_BLOCK_TOKENS: usize = 12;
 /// "related" entry): not own content, the link tokens weigh it. A heading whose words are
 /// partly links (rustdoc's `impl Clone for EscapeDefault`) is still content.
 const LINK_LIST_DENSITY: f32 = 0.9;
+/// How many times the words of its teasers, comments and ads the rest of a page's main content
+/// needs for them to be left out (see `inserts_left_out`).
+const ARTICLE_OVER_INSERTS: u64 = 2;
 /// Block sketches kept per page, at most (a page's first substantial blocks; a block whose
 /// counterpart was not kept only makes a page look new, never a duplicate).
 pub const MAX_BLOCK_SKETCHES: usize = 512;
@@ -315,9 +318,16 @@ impl DedupStage {
         // `RUST_LOG=dedupcrawl_pipeline=trace` logs the blocks a page is compared on.
         let trace_view = tracing::enabled!(tracing::Level::TRACE);
         if self.settings.view == View::MainContent {
-            for block in self
-                .textprep
-                .view_blocks(&page, View::MainContent, &|_| false)
+            let in_main: Vec<bool> = (0..page.extracted.blocks.len())
+                .map(|index| self.textprep.is_main_content(&page, index))
+                .collect();
+            let left_out = inserts_left_out(&page.extracted, &in_main);
+            for (_, block) in page
+                .extracted
+                .blocks
+                .iter()
+                .enumerate()
+                .filter(|&(index, _)| in_main[index] && !left_out[index])
             {
                 let start = content_tokens.len();
                 self.textprep.normalizer().token_hashes(
@@ -549,6 +559,35 @@ impl DedupStage {
             view: View::FullPage,
         })
     }
+}
+
+/// What sits in an article's main content without being the article — the teasers of a
+/// "trending" box, reader comments, labelled advertisements ([`dedupcrawl_textprep`]'s
+/// `teaser_blocks`, `comment_blocks`, `ad_blocks`) — among the main-content blocks
+/// (`in_main`), left out of the compared text: all of them when the rest of the main content
+/// has at least [`ARTICLE_OVER_INSERTS`] times their words, none on a page that is mostly
+/// such blocks (a listing's teasers, a forum thread's comments are what it is).
+fn inserts_left_out(page: &dedupcrawl_textprep::ExtractedPage, in_main: &[bool]) -> Vec<bool> {
+    let teasers = dedupcrawl_textprep::teaser_blocks(page);
+    let comments = dedupcrawl_textprep::comment_blocks(page);
+    let ads = dedupcrawl_textprep::ad_blocks(page);
+    let mut inserts = vec![false; page.blocks.len()];
+    let (mut insert_words, mut other_words) = (0u64, 0u64);
+    for (index, block) in page.blocks.iter().enumerate() {
+        if !in_main[index] {
+            continue;
+        }
+        inserts[index] = teasers[index] || comments[index] || ads[index];
+        if inserts[index] {
+            insert_words += u64::from(block.words);
+        } else {
+            other_words += u64::from(block.words);
+        }
+    }
+    if other_words < ARTICLE_OVER_INSERTS * insert_words {
+        inserts.fill(false);
+    }
+    inserts
 }
 
 /// A main-content block of the page being fingerprinted: its key, its tokens (a range of the

@@ -12,6 +12,9 @@
 //!   per page (page chrome, high link density, too few words: [`BoilerplateRules`]) and per
 //!   host (a block seen on many pages of the host; the caller supplies that knowledge, since
 //!   it lives in the dedup index).
+//! * [`teaser_blocks`], [`comment_blocks`] and [`ad_blocks`] find what sits in an article's
+//!   text without being the article (a "trending" box's teasers, reader comments, labelled
+//!   advertisements), which the dedup leaves out of an article's compared text.
 //!
 //! ```
 //! use dedupcrawl_textprep::{TextPrep, TextPrepConfig, View};
@@ -28,11 +31,17 @@
 //! assert_eq!(tokens, ["rose", "rose", "rose", "rose", "bloom", "garden"]);
 //! ```
 
+mod ads;
+mod cards;
+mod comments;
 mod extract;
 mod language;
 mod main_content;
 mod normalize;
+mod teasers;
 
+pub use ads::ad_blocks;
+pub use comments::comment_blocks;
 pub use extract::{
     BlockKind, ExtractedPage, LinkKind, NO_ELEMENT, PageLink, RobotsMeta, TextBlock,
     block_fingerprint, extract, extract_capped, extract_text_with_dom,
@@ -43,6 +52,7 @@ pub use main_content::{
     PageExtractor,
 };
 pub use normalize::{NormalizeOptions, Normalizer, NumberPolicy, for_each_word, hash_token};
+pub use teasers::teaser_blocks;
 
 /// Which text of a page is compared.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
