@@ -375,13 +375,14 @@ fn no_distinct_page_is_called_a_duplicate() {
 }
 
 #[test]
-// Known open limitation, issue 10 criterion 4 (re-templated mirrors; the class hosts' one
-// mirror style is linked 24/24): seeds 11, 23, 58 linked 10/21, 20/23, 17/20 = 47/64 with the
-// cross-host block comparison (18/64 before it), 2026-11-26. Seed 11's table-layout mirror
-// keeps its reader comments in the main content (the extractor does not see them as
-// comments), so its copies have 0.6-0.7 of their blocks in the original. The bar is the
-// issue's; run with `--ignored` to measure.
-#[ignore = "issue 10 open: re-templated mirror copies linked 47/64 (bar 95 %)"]
+// Known open limitation: every re-templated mirror copy, however alike (the issue's
+// criterion 4 counts those >= 0.8 alike, `alike_mirror_copies_are_linked_to_their_original`).
+// Seeds 11, 23, 58 linked 18/21, 21/23, 19/20 = 58/64 on 2026-11-26 (47/64 before comments,
+// ads and teasers were left out of the compared text, 18/64 before the cross-host block
+// comparison). The six left are copies with an editor's note of 36-49 tokens added to an
+// article of 150-200: the original is inside them (logged in `contains`) and their blocks
+// are 0.70-0.79 alike. Run with `--ignored` to measure.
+#[ignore = "open: re-templated mirror copies linked 58/64 (bar 95 %)"]
 fn mirror_copies_are_linked_to_their_original() {
     let mut linked = Ratio::default();
     for run in measured() {
@@ -390,23 +391,23 @@ fn mirror_copies_are_linked_to_their_original() {
     assert!(linked.share() >= 0.95, "linked {linked}");
 }
 
-/// A floor under the re-templated mirrors while the issue's bar is not met: the cross-host
-/// block comparison links 47 of 64 copies (0.73; 18 of 64 without it), and losing it must
-/// fail a test that runs.
+/// A floor under the re-templated mirrors while the bar above is not met: 58 of 64 copies
+/// are linked (0.91; 18 of 64 without the cross-host block comparison, 47 of 64 with comments,
+/// ads and teasers compared), and losing either must fail a test that runs.
 #[test]
 fn most_mirror_copies_are_linked_across_templates() {
     let mut linked = Ratio::default();
     for run in measured() {
         linked.add(run.scores[&PageClass::Mirror].copies_linked);
     }
-    assert!(linked.share() >= 0.65, "linked {linked}");
+    assert!(linked.share() >= 0.85, "linked {linked}");
 }
 
 /// Issue 10, criterion 4: mirror copies whose main text is >= 0.8 alike with their original.
 #[test]
-// Known open limitation, issue 10 criterion 4: seeds 11, 23, 58 linked 5/15, 15/16, 14/14 =
-// 34/45 on 2026-11-26 (12/45 before the cross-host block comparison).
-#[ignore = "issue 10 open: mirror copies >= 0.8 alike linked 34/45 (bar 95 %)"]
+// Seeds 11, 23, 58 linked 13/15, 16/16, 14/14 = 43/45 on 2026-11-26 (34/45 before comments,
+// ads and teasers were left out of the compared text, 12/45 before the cross-host block
+// comparison).
 fn alike_mirror_copies_are_linked_to_their_original() {
     let mut linked = Ratio::default();
     for run in measured() {
@@ -417,18 +418,18 @@ fn alike_mirror_copies_are_linked_to_their_original() {
 }
 
 #[test]
-// Known open limitation, issue 10 criterion 3 (containment both ways; the class hosts' parts
-// are linked 9/12): seeds 11, 23, 58 linked 7/12, 5/12, 3/12 = 15/36 on 2026-11-26.
-#[ignore = "issue 10 open: multi-part story parts linked 15/36 (bar 75 %)"]
+// Issue 10 criterion 3: seeds 11, 23, 58 linked 12/12 each on 2026-11-26 (15/36 before a
+// part's blocks were compared with its whole on one host).
 fn contained_parts_are_linked_to_their_whole() {
     let linked = total(|s| s.parts_linked);
     assert!(linked.share() >= 0.75, "linked {linked}");
 }
 
 #[test]
-// Known open limitation, issue 10 criteria 3 and 4: the unlinked mirror copies are archived:
-// 17/91 on 2026-11-26 (48-50/91 before the cross-host block comparison).
-#[ignore = "issue 10 open: copies archived 17/91 (bar 2 %)"]
+// Known open limitation, issue 10: the unlinked mirror copies above are archived: 6/91 on
+// 2026-11-26 (17/91 before comments, ads and teasers were left out of the compared text,
+// 48-50/91 before the cross-host block comparison).
+#[ignore = "issue 10 open: copies archived 6/91 (bar 2 %)"]
 fn copies_are_not_archived() {
     let archived = total(|s| s.copies_archived);
     assert!(archived.share() <= 0.02, "archived {archived}");

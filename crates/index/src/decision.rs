@@ -304,11 +304,13 @@ impl DecisionAlgorithm<'_> {
             }
             // Across hosts, whose links never match and whose templates split a copy's text
             // at other places, the blocks vouch for containment and resemblance on their own.
-            // On one host only for a part of a clearly larger page (a chapter of a story's
-            // one-page version, whose headings and pager split the text at other places):
-            // there the links are part of what a page is, and two pages that share every own
-            // block and differ in their link lists (rustdoc's poison and nonpoison lock
-            // guards) are the shingles' to tell apart.
+            // On one host they vouch only for a part of a clearly larger page (a chapter of a
+            // story's one-page version, whose headings and pager split the text at other
+            // places), and only once the host's template is told apart (a host's first pages
+            // share template blocks: its home page is not inside each of them). Pages of
+            // about one size on a host are the shingles' to tell apart: there the links are
+            // part of what a page is, and rustdoc's poison and nonpoison lock guards share
+            // every own block and differ in their link lists.
             let overlap = block_overlap(&doc.own_content, &stored);
             if let Some(overlap) = overlap {
                 if !same_host {
@@ -320,7 +322,7 @@ impl DecisionAlgorithm<'_> {
                     {
                         copy_elsewhere = Some((id, resemblance));
                     }
-                } else {
+                } else if doc.template_known {
                     if overlap.stored_in_page <= PART_OF_LARGER {
                         inside_share = larger_share(inside_share, overlap.page_in_stored);
                     }

@@ -289,6 +289,11 @@ pub struct DocumentFingerprint {
     /// duplicate of, nor contained in, a page of its own host that lacks
     /// [`DISTINCT_CONTENT_TOKENS`] or more of their tokens (see [`missing_tokens`]).
     pub own_content: Vec<ContentUnit>,
+    /// Whether the host's template could be told apart when `own_content` was taken (the
+    /// host had enough pages for a block to count as template): until then a host's first
+    /// pages share blocks that are template, and their blocks vouch for no containment on
+    /// the host.
+    pub template_known: bool,
 }
 
 impl DocumentFingerprint {
@@ -304,6 +309,7 @@ impl DocumentFingerprint {
             block_fingerprints: Vec::new(),
             block_sketches: Vec::new(),
             own_content: Vec::new(),
+            template_known: false,
         }
     }
 

@@ -176,6 +176,7 @@ fn as_fingerprint(document: StoredDocument) -> DocumentFingerprint {
         small_shingles: document.small_shingles,
         block_fingerprints: document.blocks,
         block_sketches: document.block_sketches,
+        template_known: false,
     }
 }
 

@@ -59,7 +59,7 @@ pub const MIN_COMPARED_BLOCKS: usize = 3;
 /// How two pages' own content overlaps block by block, each direction on its own.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct BlockOverlap {
-    /// Share of the page's own-content tokens whose block the stored page has too.
+    /// Share of the page's substantial own-content tokens whose block the stored page has too.
     pub page_in_stored: f64,
     /// Share of the stored page's substantial own blocks that the page has too.
     pub stored_in_page: f64,
@@ -101,22 +101,19 @@ pub fn block_overlap(units: &[ContentUnit], stored: &StoredDocument) -> Option<B
     {
         return None;
     }
-    // The page's side counts all its own blocks, short ones by their key: once the page has
-    // enough substantial text to be compared, a changed signature line or heading is still a
-    // difference (rustdoc's poison and nonpoison lock guards share every paragraph).
-    let all: u32 = units.iter().map(|unit| u32::from(unit.tokens)).sum();
-    let found: u32 = units
+    // Both sides count substantial blocks only: a copy on another host comes with short
+    // blocks of its own (a title set otherwise, a "reprinted from" credit, a comments header)
+    // that its template puts there, not its text.
+    let found: u32 = substantial
         .iter()
-        .filter(|unit| {
+        .filter(|(unit, sketch)| {
             stored.blocks.binary_search(&unit.key).is_ok()
-                || unit.sketch.is_some_and(|sketch| {
-                    stored
-                        .block_sketches
-                        .iter()
-                        .any(|other| sketch.is_copy(other))
-                })
+                || stored
+                    .block_sketches
+                    .iter()
+                    .any(|other| sketch.is_copy(other))
         })
-        .map(|unit| u32::from(unit.tokens))
+        .map(|(unit, _)| u32::from(unit.tokens))
         .sum();
     let stored_found = stored
         .block_sketches
@@ -124,7 +121,7 @@ pub fn block_overlap(units: &[ContentUnit], stored: &StoredDocument) -> Option<B
         .filter(|theirs| substantial.iter().any(|(_, mine)| mine.is_copy(theirs)))
         .count();
     Some(BlockOverlap {
-        page_in_stored: f64::from(found) / f64::from(all),
+        page_in_stored: f64::from(found) / f64::from(total),
         stored_in_page: stored_found as f64 / stored.block_sketches.len() as f64,
     })
 }

@@ -353,6 +353,7 @@ impl DedupStage {
         let mut block_sketches = Vec::new();
         let mut own_content = Vec::new();
         let mut template_keys = Vec::new();
+        let mut template_known = false;
         let (view, token_hashes, stable_tokens) = match self.settings.view {
             View::FullPage => {
                 let tokens = full_tokens();
@@ -364,6 +365,7 @@ impl DedupStage {
                 let by_share =
                     (self.settings.boilerplate_min_share * f64::from(host_pages)).ceil() as u32;
                 let min_pages = self.settings.boilerplate_min_pages.max(by_share);
+                template_known = host_pages >= self.settings.boilerplate_min_pages;
                 let template: FxHashSet<u64> = candidates
                     .iter()
                     .zip(counts)
@@ -442,6 +444,7 @@ impl DedupStage {
         fingerprint.block_fingerprints = candidates;
         fingerprint.block_sketches = block_sketches;
         fingerprint.own_content = own_content;
+        fingerprint.template_known = template_known;
         // Text-based checks need at least one whole shingle: a one-word page ("Redirecting…")
         // says nothing about which page it is. Such pages are only exact payload duplicates.
         // The normalized-text digest is taken over the page's own content (not minus the
