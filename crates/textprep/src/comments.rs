@@ -47,19 +47,24 @@ fn is_dateline(block: &TextBlock) -> bool {
     if block.words == 0 || block.words > DATELINE_MAX_WORDS {
         return false;
     }
-    let words: Vec<String> = block
-        .text
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
-        .collect();
-    let year =
-        |w: &String| w.len() == 4 && w.parse::<u32>().is_ok_and(|y| (1990..2100).contains(&y));
-    let number = |w: &String| w.chars().all(|c| c.is_ascii_digit());
-    let month = |w: &String| MONTHS.iter().any(|m| w.starts_with(m)) && w.len() <= 9;
-    words.iter().any(year)
-        || words.iter().any(|w| w == "ago")
-        || (words.iter().any(month) && words.iter().any(number))
+    // One pass, no allocation: this runs on most short blocks of every page.
+    let (mut year, mut ago, mut month, mut number) = (false, false, false, false);
+    for word in block.text.split(|c: char| !c.is_alphanumeric()) {
+        if word.is_empty() {
+            continue;
+        }
+        if word.bytes().all(|b| b.is_ascii_digit()) {
+            number = true;
+            year |= word.len() == 4 && word.parse::<u32>().is_ok_and(|y| (1990..2100).contains(&y));
+        } else if word.eq_ignore_ascii_case("ago") {
+            ago = true;
+        } else if word.len() <= 9 {
+            month |= word
+                .get(..3)
+                .is_some_and(|start| MONTHS.iter().any(|m| start.eq_ignore_ascii_case(m)));
+        }
+    }
+    year || ago || (month && number)
 }
 
 #[cfg(test)]
