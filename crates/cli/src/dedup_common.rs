@@ -53,6 +53,8 @@ pub struct DedupArgs {
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
 pub enum NearMethodArg {
     Lsh,
+    /// Also accepted as `super_shingles`, as the config file writes it.
+    #[value(alias = "super_shingles")]
     SuperShingles,
 }
 

@@ -156,6 +156,26 @@ fn a_duplicate_names_its_closest_page_and_the_cluster_stays_one() {
 }
 
 #[test]
+fn super_shingles_are_named_as_in_the_config_file_too() {
+    let work = tempfile::tempdir().unwrap();
+    let site = work.path().join("site");
+    let mut words: Vec<String> = article(11, 400).split(' ').map(str::to_string).collect();
+    write(&site, "1-x.html", &page(&words.join(" ")));
+    words[200] = "edited".into();
+    write(&site, "2-y.html", &page(&words.join(" ")));
+    for spelling in ["super-shingles", "super_shingles"] {
+        let index = work.path().join(spelling);
+        let output = run(dedupcrawl()
+            .args(["dedup", "--quiet", "--near-method", spelling, "--index"])
+            .arg(&index)
+            .arg(&site));
+        let lines: Vec<Line> = json_lines(&output);
+        let y = lines.iter().find(|l| l.path.ends_with("2-y.html")).unwrap();
+        assert_eq!(y.decision, "near_duplicate", "{spelling}: {lines:?}");
+    }
+}
+
+#[test]
 fn compare_reports_the_rose_example() {
     let work = tempfile::tempdir().unwrap();
     let (a, b) = (work.path().join("a.txt"), work.path().join("b.txt"));
