@@ -244,6 +244,15 @@ fn measured() -> &'static [SeedRun] {
     })
 }
 
+/// One class's `copies_linked` over all seeds.
+fn copies_linked(class: PageClass) -> Ratio {
+    let mut linked = Ratio::default();
+    for run in measured() {
+        linked.add(run.scores[&class].copies_linked);
+    }
+    linked
+}
+
 fn total(f: impl Fn(&ClassScore) -> Ratio) -> Ratio {
     let mut sum = Ratio::default();
     for run in measured() {
@@ -384,10 +393,7 @@ fn no_distinct_page_is_called_a_duplicate() {
 // are 0.70-0.79 alike. Run with `--ignored` to measure.
 #[ignore = "open: re-templated mirror copies linked 58/64 (bar 95 %)"]
 fn mirror_copies_are_linked_to_their_original() {
-    let mut linked = Ratio::default();
-    for run in measured() {
-        linked.add(run.scores[&PageClass::Mirror].copies_linked);
-    }
+    let linked = copies_linked(PageClass::Mirror);
     assert!(linked.share() >= 0.95, "linked {linked}");
 }
 
@@ -396,10 +402,7 @@ fn mirror_copies_are_linked_to_their_original() {
 /// ads and teasers compared), and losing either must fail a test that runs.
 #[test]
 fn most_mirror_copies_are_linked_across_templates() {
-    let mut linked = Ratio::default();
-    for run in measured() {
-        linked.add(run.scores[&PageClass::Mirror].copies_linked);
-    }
+    let linked = copies_linked(PageClass::Mirror);
     assert!(linked.share() >= 0.85, "linked {linked}");
 }
 
@@ -409,10 +412,7 @@ fn most_mirror_copies_are_linked_across_templates() {
 /// and ads were compared).
 #[test]
 fn noisy_copies_are_linked_to_their_original() {
-    let mut linked = Ratio::default();
-    for run in measured() {
-        linked.add(run.scores[&PageClass::Noise].copies_linked);
-    }
+    let linked = copies_linked(PageClass::Noise);
     assert!(linked.total > 0, "no noisy copy");
     assert_eq!(linked.hits, linked.total, "linked {linked}");
 }

@@ -61,12 +61,9 @@ pub fn ad_blocks(page: &ExtractedPage) -> Vec<bool> {
         let Some(slot) = crate::cards::common_element(page, block, next) else {
             continue;
         };
-        let to = (index + 1 + MAX_AD_BLOCKS).min(blocks.len());
-        let held: Vec<usize> = (index..to)
-            .filter(|&i| page.is_inside(&blocks[i], slot))
-            .collect();
-        let before = index.checked_sub(1).map(|i| &blocks[i]);
-        if held.len() <= MAX_AD_BLOCKS && !before.is_some_and(|b| page.is_inside(b, slot)) {
+        // The slot holds the label first and no more than an advertisement.
+        let held: Vec<usize> = crate::cards::held_near(page, slot, index, MAX_AD_BLOCKS).collect();
+        if held.len() <= MAX_AD_BLOCKS && held.first() == Some(&index) {
             for i in held {
                 ads[i] = true;
             }
@@ -99,7 +96,7 @@ mod tests {
     use crate::extract;
 
     #[test]
-    fn a_label_inside_an_article_paragraph_is_not_an_ad() {
+    fn a_section_titled_advertising_and_prose_starting_with_it_are_not_ads() {
         // "Advertising" as a heading of a section with more than an ad's blocks.
         let html = "<section><h2>Advertising</h2><p>One.</p><p>Two.</p><p>Three.</p></section>";
         assert_eq!(ad_blocks(&extract(html)), [false; 4]);

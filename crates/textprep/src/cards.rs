@@ -43,13 +43,7 @@ pub(crate) fn cards(
         };
         // The card's element holds no more than a card: a definition list or an article
         // whose heading links somewhere holds many blocks.
-        let from = header.saturating_sub(MAX_CARD_BLOCKS);
-        let to = (header + 1 + MAX_CARD_BLOCKS).min(blocks.len());
-        let held = blocks[from..to]
-            .iter()
-            .filter(|block| page.is_inside(block, card))
-            .count();
-        if held <= MAX_CARD_BLOCKS {
+        if held_near(page, card, header, MAX_CARD_BLOCKS).count() <= MAX_CARD_BLOCKS {
             by_place.entry(text.path).or_default().push(Card {
                 header,
                 text: header + 1,
@@ -63,6 +57,19 @@ pub(crate) fn cards(
         .collect();
     found.sort_unstable_by_key(|card| card.header);
     found
+}
+
+/// The blocks within `span` of block `index` (either side) that sit inside `element`: enough
+/// to tell whether the element holds more than `span` blocks around `index` (an element's
+/// blocks are contiguous in document order).
+pub(crate) fn held_near(
+    page: &ExtractedPage,
+    element: u32,
+    index: usize,
+    span: usize,
+) -> impl Iterator<Item = usize> + '_ {
+    let to = (index + 1 + span).min(page.blocks.len());
+    (index.saturating_sub(span)..to).filter(move |&i| page.is_inside(&page.blocks[i], element))
 }
 
 /// The innermost element holding both blocks, if any.
