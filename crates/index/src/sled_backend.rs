@@ -408,6 +408,25 @@ impl IndexStorage for LockedStorage<'_> {
         self.members(Table::Postings, sample_value)
     }
 
+    fn digest_matches(
+        &self,
+        payload_key: u64,
+        token_key: Option<u64>,
+    ) -> Result<(Option<DocumentId>, Option<DocumentId>), IndexError> {
+        // Both keys' filter blocks are loaded at once (see `bucket_members`).
+        let lookup = &self.state.lookup;
+        lookup.prefetch(Table::Payloads, payload_key);
+        if let Some(key) = token_key {
+            lookup.prefetch(Table::Tokens, key);
+        }
+        let payload = self.payload_match(payload_key)?;
+        let tokens = match token_key {
+            Some(key) => self.token_match(key)?,
+            None => None,
+        };
+        Ok((payload, tokens))
+    }
+
     fn payload_match(&self, key: u64) -> Result<Option<DocumentId>, IndexError> {
         Ok(self.members(Table::Payloads, key)?.first().copied())
     }
