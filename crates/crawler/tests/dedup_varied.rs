@@ -386,24 +386,26 @@ fn no_distinct_page_is_called_a_duplicate() {
 #[test]
 // Known open limitation: every re-templated mirror copy, however alike (the issue's
 // criterion 4 counts those >= 0.8 alike, `alike_mirror_copies_are_linked_to_their_original`).
-// Seeds 11, 23, 58 linked 18/21, 21/23, 19/20 = 58/64 on 2026-11-26 (47/64 before comments,
-// ads and teasers were left out of the compared text, 18/64 before the cross-host block
-// comparison). The six left are copies with an editor's note of 36-49 tokens added to an
-// article of 150-200: the original is inside them (logged in `contains`) and their blocks
-// are 0.70-0.79 alike. Run with `--ignored` to measure.
-#[ignore = "open: re-templated mirror copies linked 58/64 (bar 95 %)"]
+// Seeds 11, 23, 58 linked 18/21, 23/23, 19/20 = 60/64 on 2026-11-26 evening (58/64 while a
+// page's comments stayed compared unless the rest had twice their words, 47/64 before
+// comments, ads and teasers were left out of the compared text, 18/64 before the cross-host
+// block comparison). The four left are copies with an editor's note of 36-49 tokens added to
+// an article of 150-200 (fixture J 0.75-0.82): the original is inside them (logged in their
+// `contains`) and their substantial blocks are 0.75-0.80 alike. Run with `--ignored` to
+// measure.
+#[ignore = "open: re-templated mirror copies linked 60/64 (bar 95 %)"]
 fn mirror_copies_are_linked_to_their_original() {
     let linked = copies_linked(PageClass::Mirror);
     assert!(linked.share() >= 0.95, "linked {linked}");
 }
 
-/// A floor under the re-templated mirrors while the bar above is not met: 58 of 64 copies
-/// are linked (0.91; 18 of 64 without the cross-host block comparison, 47 of 64 with comments,
+/// A floor under the re-templated mirrors while the bar above is not met: 60 of 64 copies
+/// are linked (0.94; 18 of 64 without the cross-host block comparison, 47 of 64 with comments,
 /// ads and teasers compared), and losing either must fail a test that runs.
 #[test]
 fn most_mirror_copies_are_linked_across_templates() {
     let linked = copies_linked(PageClass::Mirror);
-    assert!(linked.share() >= 0.85, "linked {linked}");
+    assert!(linked.share() >= 0.9, "linked {linked}");
 }
 
 /// Per-request noise (a random ad inside the body, a random "trending" box with teasers, a
@@ -419,7 +421,8 @@ fn noisy_copies_are_linked_to_their_original() {
 
 /// Issue 10, criterion 4: mirror copies whose main text is >= 0.8 alike with their original.
 #[test]
-// Seeds 11, 23, 58 linked 13/15, 16/16, 14/14 = 43/45 on 2026-11-26 (34/45 before comments,
+// Seeds 11, 23, 58 linked 13/15, 16/16, 14/14 = 43/45 on 2026-11-26 (the two left: seed 11's
+// copies at fixture J 0.812 and 0.819, whose substantial blocks are 0.79-0.80 alike; 34/45 before comments,
 // ads and teasers were left out of the compared text, 12/45 before the cross-host block
 // comparison).
 fn alike_mirror_copies_are_linked_to_their_original() {
@@ -440,10 +443,10 @@ fn contained_parts_are_linked_to_their_whole() {
 }
 
 #[test]
-// Known open limitation, issue 10: the unlinked mirror copies above are archived: 6/91 on
-// 2026-11-26 (17/91 before comments, ads and teasers were left out of the compared text,
-// 48-50/91 before the cross-host block comparison).
-#[ignore = "issue 10 open: copies archived 6/91 (bar 2 %)"]
+// Known open limitation, issue 10: the unlinked mirror copies above are archived: 4/91 on
+// 2026-11-26 evening (6/91 in the afternoon, 17/91 before comments, ads and teasers were left
+// out of the compared text, 48-50/91 before the cross-host block comparison).
+#[ignore = "issue 10 open: copies archived 4/91 (bar 2 %)"]
 fn copies_are_not_archived() {
     let archived = total(|s| s.copies_archived);
     assert!(archived.share() <= 0.02, "archived {archived}");

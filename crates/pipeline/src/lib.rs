@@ -49,8 +49,9 @@ pub const SUBSTANTIAL_BLOCK_TOKENS: usize = 12;
 /// partly links (rustdoc's `impl Clone for EscapeDefault`) is still content.
 const LINK_LIST_DENSITY: f32 = 0.9;
 /// How many times the words of its teasers, comments and ads the rest of a page's main content
-/// needs for them to be left out (see `inserts_left_out`).
-const ARTICLE_OVER_INSERTS: u64 = 2;
+/// needs for them to be left out (see `inserts_left_out`): 1, a majority. A page that is
+/// mostly such blocks is a listing or a forum thread.
+const ARTICLE_OVER_INSERTS: u64 = 1;
 /// Block sketches kept per page, at most (a page's first substantial blocks; a block whose
 /// counterpart was not kept only makes a page look new, never a duplicate).
 pub const MAX_BLOCK_SKETCHES: usize = 512;
@@ -668,4 +669,64 @@ pub fn html_files(root: &std::path::Path) -> Result<Vec<std::path::PathBuf>, wal
         }
     }
     Ok(files)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An article of `article_words` words in paragraphs of ten, then reader comments: a
+    /// dateline and a comment of `comment_words` words each.
+    fn article_with_comments(
+        article_words: usize,
+        comments: usize,
+        comment_words: usize,
+    ) -> String {
+        let words = |n: usize, word: &str| vec![word; n].join(" ");
+        let mut html = String::from("<main><article>");
+        for _ in 0..article_words / 10 {
+            html.push_str(&format!("<p>{}.</p>", words(10, "story")));
+        }
+        html.push_str("</article><section>");
+        for day in 0..comments {
+            html.push_str(&format!(
+                "<div><h6>Ann Lee · August {}, 2024</h6><p>{}.</p></div>",
+                day + 1,
+                words(comment_words, "reply")
+            ));
+        }
+        html.push_str("</section></main>");
+        html
+    }
+
+    fn left_out_words(html: &str) -> (u32, u32) {
+        let page = dedupcrawl_textprep::extract(html);
+        let in_main = vec![true; page.blocks.len()];
+        let left_out = inserts_left_out(&page, &in_main);
+        let mut out = (0, 0);
+        for (block, left) in page.blocks.iter().zip(left_out) {
+            if left {
+                out.0 += block.words;
+            } else {
+                out.1 += block.words;
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn comments_are_left_out_of_an_article_that_outweighs_them_and_kept_on_a_thread() {
+        // Article 150 words, comments 4 × (a dateline of about 6 words + 25) = about 124: a
+        // majority of article, but less than twice the comments.
+        let (left, kept) = left_out_words(&article_with_comments(150, 4, 25));
+        assert_eq!(kept, 150, "only the article is compared");
+        assert!(
+            (100..150).contains(&left),
+            "comments left out: {left} words"
+        );
+        // A thread: a short first post under many replies keeps every block.
+        let (left, kept) = left_out_words(&article_with_comments(30, 6, 25));
+        assert_eq!(left, 0, "a thread's replies are what it is");
+        assert!(kept > 6 * 25 + 30);
+    }
 }

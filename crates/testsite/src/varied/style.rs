@@ -132,6 +132,8 @@ fn element(chrome: &Chrome, role: Role) -> (String, &'static str) {
             "h2" => "</h2>",
             "h3" => "</h3>",
             "h5" => "</h5>",
+            "h6" => "</h6>",
+            "a" => "</a>",
             "p" => "</p>",
             "section" => "</section>",
             "aside" => "</aside>",
@@ -147,7 +149,10 @@ fn element(chrome: &Chrome, role: Role) -> (String, &'static str) {
             "nav" => "</nav>",
             "main" => "</main>",
             "small" => "</small>",
-            _ => "</div>",
+            "div" => "</div>",
+            // A tag without its closing tag here would be closed by `</div>`: markup the
+            // fixture never meant to serve (it once served `<h6>…</div>`).
+            other => panic!("the varied styles have no closing tag for <{other}>"),
         };
         let open = if class.is_empty() {
             format!("<{tag}>")
