@@ -419,12 +419,7 @@ impl IndexStorage for LockedStorage<'_> {
         if let Some(key) = token_key {
             lookup.prefetch(Table::Tokens, key);
         }
-        let payload = self.payload_match(payload_key)?;
-        let tokens = match token_key {
-            Some(key) => self.token_match(key)?,
-            None => None,
-        };
-        Ok((payload, tokens))
+        crate::storage::digest_matches_one_by_one(self, payload_key, token_key)
     }
 
     fn payload_match(&self, key: u64) -> Result<Option<DocumentId>, IndexError> {

@@ -92,12 +92,7 @@ pub(crate) trait IndexStorage {
         payload_key: u64,
         token_key: Option<u64>,
     ) -> Result<(Option<DocumentId>, Option<DocumentId>), IndexError> {
-        let payload = self.payload_match(payload_key)?;
-        let tokens = match token_key {
-            Some(key) => self.token_match(key)?,
-            None => None,
-        };
-        Ok((payload, tokens))
+        digest_matches_one_by_one(self, payload_key, token_key)
     }
     /// The id the next [`append`](IndexStorage::append) must use, used by no other document
     /// of the index. The embedded index hands out dense ascending ids; a backend shared by
@@ -112,6 +107,21 @@ pub(crate) trait IndexStorage {
     fn block_page_counts(&self, host: &str, fingerprints: &[u64]) -> Result<Vec<u32>, IndexError>;
     /// How many originals of `host` are indexed (saturating like block counts).
     fn host_page_count(&self, host: &str) -> Result<u32, IndexError>;
+}
+
+/// [`IndexStorage::digest_matches`] as two lookups, one after the other (the default; a
+/// backend that prepares both lookups first calls it after that).
+pub(crate) fn digest_matches_one_by_one<S: IndexStorage + ?Sized>(
+    storage: &S,
+    payload_key: u64,
+    token_key: Option<u64>,
+) -> Result<(Option<DocumentId>, Option<DocumentId>), IndexError> {
+    let payload = storage.payload_match(payload_key)?;
+    let tokens = match token_key {
+        Some(key) => storage.token_match(key)?,
+        None => None,
+    };
+    Ok((payload, tokens))
 }
 
 /// The distinct ids of `buckets`, bucket by bucket, each in its order, at most `limit`.

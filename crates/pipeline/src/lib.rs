@@ -48,10 +48,6 @@ pub const SUBSTANTIAL_BLOCK_TOKENS: usize = 12;
 /// "related" entry): not own content, the link tokens weigh it. A heading whose words are
 /// partly links (rustdoc's `impl Clone for EscapeDefault`) is still content.
 const LINK_LIST_DENSITY: f32 = 0.9;
-/// How many times the words of its teasers, comments and ads the rest of a page's main content
-/// needs for them to be left out (see `inserts_left_out`): 1, a majority. A page that is
-/// mostly such blocks is a listing or a forum thread.
-const ARTICLE_OVER_INSERTS: u64 = 1;
 /// Block sketches kept per page, at most (a page's first substantial blocks; a block whose
 /// counterpart was not kept only makes a page look new, never a duplicate).
 pub const MAX_BLOCK_SKETCHES: usize = 512;
@@ -569,7 +565,7 @@ impl DedupStage {
 /// "trending" box, reader comments, labelled advertisements ([`dedupcrawl_textprep`]'s
 /// `teaser_blocks`, `comment_blocks`, `ad_blocks`) — among the main-content blocks
 /// (`in_main`), left out of the compared text: all of them when the rest of the main content
-/// has at least [`ARTICLE_OVER_INSERTS`] times their words, none on a page that is mostly
+/// has at least their words (a majority), none on a page that is mostly
 /// such blocks (a listing's teasers, a forum thread's comments are what it is).
 fn inserts_left_out(page: &dedupcrawl_textprep::ExtractedPage, in_main: &[bool]) -> Vec<bool> {
     let teasers = dedupcrawl_textprep::teaser_blocks(page);
@@ -588,7 +584,7 @@ fn inserts_left_out(page: &dedupcrawl_textprep::ExtractedPage, in_main: &[bool])
             other_words += u64::from(block.words);
         }
     }
-    if other_words < ARTICLE_OVER_INSERTS * insert_words {
+    if other_words < insert_words {
         inserts.fill(false);
     }
     inserts
