@@ -1,7 +1,7 @@
 //! The PostgreSQL backend of the index ([`PostgresDedupIndex`]): several workers of one crawl
 //! share it. Tables (top-level `migrations/`, applied on connect): `index_meta` (format,
 //! signature settings, the bound of reserved ids), `index_document` (the records, in the encoding of
-//! `record.rs`), `index_bucket` (LSH band buckets), `index_posting` (containment postings),
+//! `record.rs`), `index_bucket` (LSH band buckets), `index_posting_list` (containment postings: a sample's ids),
 //! `index_digest` (exact-digest keys → first id), `index_block_count` and `index_host`
 //! (template learning). Every row names its crawl, so crawls can share a database.
 //!

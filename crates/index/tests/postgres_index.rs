@@ -201,9 +201,25 @@ fn a_decision_whose_commit_answer_was_lost_keeps_its_decision() {
     );
 }
 
-/// The largest number of rows of `table` (`index_bucket` or `index_posting`) of the crawl
-/// under one key (`band, bucket_key` or `sample`).
-fn most_rows_under_one_key(crawl: &str, table: &str, key: &str) -> i64 {
+/// The largest number of rows of `index_bucket` of the crawl under one bucket.
+fn most_bucket_members(crawl: &str) -> i64 {
+    count_in(
+        crawl,
+        "SELECT COALESCE(max(n), 0) FROM (SELECT count(*) AS n FROM index_bucket \
+         WHERE crawl = $1 GROUP BY band, bucket_key) AS per_key",
+    )
+}
+
+/// The longest posting list of the crawl.
+fn most_postings(crawl: &str) -> i64 {
+    count_in(
+        crawl,
+        "SELECT COALESCE(max(cardinality(ids)), 0)::int8 FROM index_posting_list WHERE crawl = $1",
+    )
+}
+
+/// The one number `query` (with the crawl as `$1`) returns.
+fn count_in(crawl: &str, query: &str) -> i64 {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -212,14 +228,11 @@ fn most_rows_under_one_key(crawl: &str, table: &str, key: &str) -> i64 {
         let pool = sqlx::PgPool::connect(&postgres_support::server_url())
             .await
             .expect("connect");
-        sqlx::query_scalar(&format!(
-            "SELECT COALESCE(max(n), 0) FROM (SELECT count(*) AS n FROM {table} \
-             WHERE crawl = $1 GROUP BY {key}) AS per_key"
-        ))
-        .bind(crawl)
-        .fetch_one(&pool)
-        .await
-        .expect("count rows")
+        sqlx::query_scalar(query)
+            .bind(crawl)
+            .fetch_one(&pool)
+            .await
+            .expect("count rows")
     })
 }
 
@@ -240,10 +253,7 @@ fn a_full_lsh_bucket_takes_no_more_members() {
         let decision = index.check_and_insert(&doc).expect("check");
         assert_eq!(decision.is_new(), i == 0, "copy {i}: {decision:?}");
     }
-    assert_eq!(
-        most_rows_under_one_key(&crawl, "index_bucket", "band, bucket_key"),
-        1_024
-    );
+    assert_eq!(most_bucket_members(&crawl), 1_024);
 }
 
 /// A sampled shingle keeps its first 256 postings: 300 originals sharing half their text
@@ -261,8 +271,5 @@ fn a_sample_keeps_its_first_256_postings() {
             .expect("check");
         assert!(decision.is_new(), "original {i}: {decision:?}");
     }
-    assert_eq!(
-        most_rows_under_one_key(&crawl, "index_posting", "sample"),
-        256
-    );
+    assert_eq!(most_postings(&crawl), 256);
 }

@@ -58,7 +58,7 @@ impl PgStorage<'_> {
     pub(super) fn remove(&self, document: StoredDocument) -> Result<(), IndexError> {
         let config = self.index.config;
         let band_keys = bucket_rows(&config, &document);
-        let samples = posting_values(&document);
+        let samples = sorted(posting_values(&document));
         let digests = digest_rows(&document);
         let id = i64::from(document.id);
         self.call("remove a document", move |mut tx, crawl| async move {
@@ -79,7 +79,8 @@ impl PgStorage<'_> {
                 .execute(&mut *tx)
                 .await?;
                 sqlx::query(
-                    "DELETE FROM index_posting WHERE crawl = $1 AND id = $2 AND sample = ANY($3)",
+                    "UPDATE index_posting_list SET ids = array_remove(ids, $2) \
+                     WHERE crawl = $1 AND sample = ANY($3)",
                 )
                 .bind(&crawl)
                 .bind(id)
@@ -108,9 +109,11 @@ impl PgStorage<'_> {
 /// Stores a document in one statement (data-modifying CTEs: each round trip is held under the
 /// decision's locks, which other checks of related documents wait for): its record ($2 id, $3
 /// original, $4 record), bucket rows ($5 bands, $6 bucket keys), postings ($7) and digests ($8
-/// kinds, $9 keys). With $10 the buckets and postings given have room (the decision's first
-/// reads counted them); without, each is added only while it has fewer members than $11
-/// ([`MAX_BUCKET_MEMBERS`]) or postings than $12 ([`MAX_POSTINGS_PER_SAMPLE`]).
+/// kinds, $9 keys). With $10 the buckets given have room (the decision's first reads counted
+/// them); without, each is added only while it has fewer members than $11
+/// ([`MAX_BUCKET_MEMBERS`]). A posting is appended to its sample's id list while the list has
+/// fewer than $12 ids ([`MAX_POSTINGS_PER_SAMPLE`]; the samples the first reads found full are
+/// not given; the others come distinct and sorted, see [`sorted`]).
 const STORE_DOCUMENT: &str = "\
     WITH document AS (\
       INSERT INTO index_document (crawl, id, original, record) VALUES ($1, $2, $3, $4)), \
@@ -121,11 +124,11 @@ const STORE_DOCUMENT: &str = "\
       WHERE $10 OR (SELECT count(*) FROM index_bucket m WHERE m.crawl = $1 \
                     AND m.band = b.band AND m.bucket_key = b.bucket_key) < $11), \
     posting AS (\
-      INSERT INTO index_posting (crawl, sample, id) \
-      SELECT $1, s.sample, $2 FROM unnest($7::bigint[]) AS s(sample) \
-      WHERE $10 OR (SELECT count(*) FROM index_posting m WHERE m.crawl = $1 \
-                    AND m.sample = s.sample) < $12 \
-      ON CONFLICT DO NOTHING) \
+      INSERT INTO index_posting_list AS l (crawl, sample, ids) \
+      SELECT $1, s.sample, ARRAY[$2::bigint] FROM unnest($7::bigint[]) AS s(sample) \
+      ORDER BY s.sample \
+      ON CONFLICT (crawl, sample) DO UPDATE SET ids = l.ids || EXCLUDED.ids \
+      WHERE cardinality(l.ids) < $12 AND NOT ($2 = ANY (l.ids))) \
     INSERT INTO index_digest (crawl, kind, digest_key, id) \
     SELECT $1, d.kind, d.digest_key, $2 \
     FROM unnest($8::\"char\"[], $9::bigint[]) AS d(kind, digest_key) ON CONFLICT DO NOTHING";
@@ -153,6 +156,15 @@ fn posting_values(document: &StoredDocument) -> Vec<i64> {
             .collect(),
         _ => Vec::new(),
     }
+}
+
+/// Sample values in ascending order, each once: every transaction that appends to (or
+/// removes from) several posting lists locks their rows in this order, so two decisions of
+/// other workers posting under the same samples wait for each other instead of deadlocking.
+fn sorted(mut samples: Vec<i64>) -> Vec<i64> {
+    samples.sort_unstable();
+    samples.dedup();
+    samples
 }
 
 /// A document's exact-digest keys as (kinds, keys) columns.
@@ -248,7 +260,8 @@ impl IndexStorage for PgStorage<'_> {
     fn posting_members(&self, sample_value: u64) -> Result<Vec<DocumentId>, IndexError> {
         let ids: Vec<i64> = self.call("read postings", move |mut tx, crawl| async move {
             let result = sqlx::query_scalar(
-                "SELECT id FROM index_posting WHERE crawl = $1 AND sample = $2 ORDER BY id",
+                "SELECT x.id FROM index_posting_list l CROSS JOIN LATERAL unnest(l.ids) AS x(id) \
+                 WHERE l.crawl = $1 AND l.sample = $2 ORDER BY x.id",
             )
             .bind(&crawl)
             .bind(sample_value as i64)
@@ -318,8 +331,9 @@ impl IndexStorage for PgStorage<'_> {
         let ids: Vec<i64> = self.call("rank postings", move |mut tx, crawl| async move {
             let result = sqlx::query_scalar(
                 "SELECT x.id FROM unnest($2::bigint[]) AS w(sample) \
-                 CROSS JOIN LATERAL (SELECT p.id FROM index_posting p \
-                 WHERE p.crawl = $1 AND p.sample = w.sample OFFSET 0) AS x \
+                 CROSS JOIN LATERAL (SELECT l.ids FROM index_posting_list l \
+                 WHERE l.crawl = $1 AND l.sample = w.sample OFFSET 0) AS l \
+                 CROSS JOIN LATERAL unnest(l.ids) AS x(id) \
                  GROUP BY x.id ORDER BY count(*) DESC, x.id LIMIT $3",
             )
             .bind(&crawl)
@@ -414,6 +428,7 @@ impl IndexStorage for PgStorage<'_> {
             }
             None => false,
         };
+        let samples = sorted(samples);
         let (id, host, bytes) = (i64::from(record.id), record.host.clone(), record.encode());
         if original {
             *self.pending_counts.borrow_mut() = Some((host, blocks));
