@@ -74,44 +74,100 @@ const MIN_PAGES_BY_MODEL: usize = 30;
 /// Pages taken from each host, spread over it.
 const PAGES_PER_HOST: usize = 120;
 
-#[test]
-fn after_a_hosts_first_pages_the_model_agrees_with_the_extractor() {
+/// The hosts measured, each with the element its generator puts a page's own content in
+/// (mdBook's `<main>`, rustdoc's `<section id="main-content">`): a truth about the pages that
+/// neither the model nor the extractor decided.
+const HOSTS: [(&str, &str); 4] = [
+    ("book", "main"),
+    ("reference", "main"),
+    ("nomicon", "main"),
+    ("std", "section#main-content"),
+];
+
+/// One page past the cold start that the host's model decided: the model's text, the
+/// extractor's text of the page on its own, and the text of the generator's content element.
+struct ModelPage {
+    model: String,
+    extractor: String,
+    generator: String,
+}
+
+/// The text of the first element matching `selector` (empty if none).
+fn element_text(html: &str, selector: &str) -> String {
+    let document = scraper::Html::parse_document(html);
+    let selector = scraper::Selector::parse(selector).expect("a valid selector");
+    document
+        .select(&selector)
+        .next()
+        .map(|element| element.text().collect::<Vec<_>>().join(" "))
+        .unwrap_or_default()
+}
+
+/// The pages of each host of [`HOSTS`] that its model decided, in host order.
+fn pages_by_the_model() -> Vec<(&'static str, Vec<ModelPage>)> {
     let root = rust_docs();
     let config = MainContentConfig::default();
     let main = MainContent::new(config);
+    HOSTS
+        .iter()
+        .map(|&(host, content_element)| {
+            let mut decided_pages = Vec::new();
+            for (n, path) in pages(&root.join(host), PAGES_PER_HOST).iter().enumerate() {
+                let html = std::fs::read_to_string(path).expect("page readable");
+                let page = extract(&html);
+                let decided = main.decide(host, &html, None, &page);
+                if n < config.cold_start_pages as usize {
+                    assert_eq!(decided.source, ContentSource::PageExtractor);
+                    continue;
+                }
+                if decided.source != ContentSource::HostModel {
+                    continue;
+                }
+                let alone = main.decide_alone(&html, None, &page, &|_| false);
+                decided_pages.push(ModelPage {
+                    model: decided.text(&page),
+                    extractor: alone.text(&page),
+                    generator: element_text(&html, content_element),
+                });
+            }
+            (host, decided_pages)
+        })
+        .collect()
+}
+
+/// Pooled word overlap (F1 over all words) and mean per-page F1 of `pairs`.
+fn agreement<'a>(pairs: impl Iterator<Item = (&'a str, &'a str)>) -> (f64, f64) {
+    let mut words = (0, 0, 0);
+    let mut per_page = Vec::new();
+    for (a, b) in pairs {
+        let page_overlap = overlap(a, b);
+        words = (
+            words.0 + page_overlap.0,
+            words.1 + page_overlap.1,
+            words.2 + page_overlap.2,
+        );
+        per_page.push(f1(page_overlap));
+    }
+    let mean = per_page.iter().sum::<f64>() / per_page.len().max(1) as f64;
+    (f1(words), mean)
+}
+
+#[test]
+fn after_a_hosts_first_pages_the_model_agrees_with_the_extractor() {
     let mut report = Vec::new();
     let mut results = Vec::new();
-    for host in ["book", "reference", "nomicon", "std"] {
-        let mut agreement = Vec::new();
-        let mut words = (0, 0, 0);
-        for (n, path) in pages(&root.join(host), PAGES_PER_HOST).iter().enumerate() {
-            let html = std::fs::read_to_string(path).expect("page readable");
-            let page = extract(&html);
-            let decided = main.decide(host, &html, None, &page);
-            if n < config.cold_start_pages as usize {
-                assert_eq!(decided.source, ContentSource::PageExtractor);
-                continue;
-            }
-            if decided.source != ContentSource::HostModel {
-                continue;
-            }
-            let alone = main.decide_alone(&html, None, &page, &|_| false);
-            let page_overlap = overlap(&decided.text(&page), &alone.text(&page));
-            words = (
-                words.0 + page_overlap.0,
-                words.1 + page_overlap.1,
-                words.2 + page_overlap.2,
-            );
-            agreement.push(f1(page_overlap));
-        }
-        let mean = agreement.iter().sum::<f64>() / agreement.len().max(1) as f64;
-        let over_words = f1(words);
+    for (host, decided) in pages_by_the_model() {
+        let (over_words, mean) = agreement(
+            decided
+                .iter()
+                .map(|p| (p.model.as_str(), p.extractor.as_str())),
+        );
         report.push(format!(
             "{host}: {} of {PAGES_PER_HOST} pages by the model, F1 {over_words:.4} over all their words, \
              mean per page {mean:.4}",
-            agreement.len()
+            decided.len()
         ));
-        results.push((agreement.len(), over_words, mean));
+        results.push((decided.len(), over_words, mean));
     }
     eprintln!("{report:#?}");
     for (by_model, over_words, mean) in results {
@@ -121,5 +177,39 @@ fn after_a_hosts_first_pages_the_model_agrees_with_the_extractor() {
         // Tiny pages (a type alias, a moved-page stub) swing the per-page mean: a word the
         // extractor keeps on one and not the next is a tenth of such a page.
         assert!(mean >= PER_PAGE_FLOOR, "{report:#?}");
+    }
+}
+
+/// Where the model and the extractor disagree, which is nearer the page's own content? The
+/// generators mark it (mdBook's `<main>`, rustdoc's `#main-content`), so on these hosts each
+/// view is scored against that element's words, a truth neither of them decided.
+#[test]
+fn the_model_is_as_near_the_generators_content_element_as_the_extractor() {
+    let mut report = Vec::new();
+    let mut results = Vec::new();
+    for (host, decided) in pages_by_the_model() {
+        let (model, model_mean) = agreement(
+            decided
+                .iter()
+                .map(|p| (p.model.as_str(), p.generator.as_str())),
+        );
+        let (extractor, extractor_mean) = agreement(
+            decided
+                .iter()
+                .map(|p| (p.extractor.as_str(), p.generator.as_str())),
+        );
+        report.push(format!(
+            "{host}: F1 against the content element over all words: model {model:.4}, \
+             extractor {extractor:.4}; mean per page: model {model_mean:.4}, extractor {extractor_mean:.4}"
+        ));
+        results.push((model, extractor));
+    }
+    eprintln!("{report:#?}");
+    // Measured 2026-11-26 (over all words): book 0.929 / 0.910, reference 0.896 / 0.890,
+    // nomicon 0.997 / 0.997, std 0.825 / 0.753 (model / extractor). On std the extractor drops
+    // code examples and trait-implementation docs on some pages and keeps them on others;
+    // the model keeps them on every page, as rustdoc's content element has them.
+    for (model, extractor) in results {
+        assert!(model >= extractor - 0.01, "{report:#?}");
     }
 }
