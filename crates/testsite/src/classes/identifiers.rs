@@ -3,12 +3,21 @@
 //! `/types/pthread_t`, `/types/x86_64` vs `/types/aarch64`. The identifier occurs every few
 //! words, so two pages of a family share well under half of their word 5-shingles: they are
 //! distinct pages.
+//!
+//! Also two modules of intrinsics, as rustdoc has `core::arch::x86_64` and `core::arch::x86`:
+//! the wide module's index lists [`SHARED_ITEMS`] + [`WIDE_ONLY_ITEMS`] functions, the narrow
+//! one's the shared ones and one of its own. Nearly all of the narrow index is inside the wide
+//! one, but its one entry of its own makes it a distinct page: merged into the wide index, its
+//! links would not be followed, and its own function's page (reachable only through it) would
+//! be lost. The shared functions' pages under the narrow module are copies of the wide
+//! module's.
 
 use std::fmt::Write as _;
 
 use super::HostPages;
 use super::skeleton::{Chrome, esc, link_list};
-use super::truth::{ClassTruth, PageClass};
+use super::truth::{ClassTruth, CopyOf, PageClass};
+use crate::text::prose_for;
 
 const CHROME: Chrome = Chrome {
     brand: "Primitive Reference",
@@ -105,8 +114,84 @@ pub(crate) fn build(base: &str) -> (HostPages, ClassTruth) {
             listing.push((path, format!("{kind} {t}")));
         }
     }
+    listing.push(("/arch/x86_64/".into(), "Module core::arch::x86_64".into()));
+    build_modules(base, &mut pages, &mut truth);
     let index = format!("<h1>All types</h1>\n{}", link_list(&listing));
     pages.insert("/".into(), CHROME.page("All types", &index, ""));
     truth.distinct.push(format!("{base}/"));
     (pages, truth)
+}
+
+/// Functions both intrinsics modules have, and those only the wide one has.
+pub(crate) const SHARED_ITEMS: usize = 40;
+pub(crate) const WIDE_ONLY_ITEMS: usize = 50;
+
+/// An intrinsic's name: an identifier token, as `_mm_add_ps`.
+fn intrinsic(k: usize) -> String {
+    const OPS: [&str; 5] = ["add", "mul", "shuffle", "load", "store"];
+    format!("_mm_{}{k}_ps", OPS[k % OPS.len()])
+}
+
+/// One line of a module index: the function's name (a link to its page) and its summary.
+fn index_entry(name: &str) -> String {
+    let summary = prose_for(&format!("summary of {name}"), 50).join(" ");
+    format!(
+        "<li><p><a href=\"fn.{name}.html\">{name}</a> {}</p></li>\n",
+        esc(&summary)
+    )
+}
+
+/// A function's page: the same text in either module.
+fn function_page(name: &str) -> String {
+    let mut main = format!("<h1>Function {name}</h1>\n");
+    for paragraph in prose_for(&format!("docs of {name}"), 70) {
+        let _ = writeln!(main, "<p>{}</p>", esc(&paragraph));
+    }
+    CHROME.page(&format!("Function {name}"), &main, "")
+}
+
+/// The two intrinsics modules (see the module doc), their pages and truth.
+fn build_modules(base: &str, pages: &mut HostPages, truth: &mut ClassTruth) {
+    let shared: Vec<String> = (0..SHARED_ITEMS).map(intrinsic).collect();
+    let wide_only: Vec<String> = (SHARED_ITEMS..SHARED_ITEMS + WIDE_ONLY_ITEMS)
+        .map(intrinsic)
+        .collect();
+    let narrow_only = intrinsic(SHARED_ITEMS + WIDE_ONLY_ITEMS);
+
+    // The narrow index is linked only from the wide one, so it is fetched after it.
+    let mut wide = String::from("<h1>Module x86_64</h1>\n<ul class=\"items\">\n");
+    for name in shared.iter().chain(&wide_only) {
+        wide.push_str(&index_entry(name));
+        pages.insert(format!("/arch/x86_64/fn.{name}.html"), function_page(name));
+        truth
+            .distinct
+            .push(format!("{base}/arch/x86_64/fn.{name}.html"));
+    }
+    wide.push_str("</ul>\n<p>See also <a href=\"../x86/\">the 32-bit module</a>.</p>\n");
+    pages.insert(
+        "/arch/x86_64/".into(),
+        CHROME.page("Module x86_64", &wide, ""),
+    );
+    truth.distinct.push(format!("{base}/arch/x86_64/"));
+
+    let mut narrow = String::from("<h1>Module x86</h1>\n<ul class=\"items\">\n");
+    for name in &shared {
+        narrow.push_str(&index_entry(name));
+        pages.insert(format!("/arch/x86/fn.{name}.html"), function_page(name));
+        truth.copies.push(CopyOf {
+            copy: format!("{base}/arch/x86/fn.{name}.html"),
+            original: format!("{base}/arch/x86_64/fn.{name}.html"),
+        });
+    }
+    narrow.push_str(&index_entry(&narrow_only));
+    narrow.push_str("</ul>\n");
+    pages.insert(
+        format!("/arch/x86/fn.{narrow_only}.html"),
+        function_page(&narrow_only),
+    );
+    truth
+        .distinct
+        .push(format!("{base}/arch/x86/fn.{narrow_only}.html"));
+    pages.insert("/arch/x86/".into(), CHROME.page("Module x86", &narrow, ""));
+    truth.distinct.push(format!("{base}/arch/x86/"));
 }
