@@ -103,8 +103,15 @@ fn element_text(html: &str, selector: &str) -> String {
         .unwrap_or_default()
 }
 
-/// The pages of each host of [`HOSTS`] that its model decided, in host order.
-fn pages_by_the_model() -> Vec<(&'static str, Vec<ModelPage>)> {
+/// The pages of each host of [`HOSTS`] that its model decided, in host order: one pass over
+/// the hosts, shared by the tests of this file.
+fn pages_by_the_model() -> &'static [(&'static str, Vec<ModelPage>)] {
+    static PAGES: std::sync::OnceLock<Vec<(&'static str, Vec<ModelPage>)>> =
+        std::sync::OnceLock::new();
+    PAGES.get_or_init(decide_the_hosts)
+}
+
+fn decide_the_hosts() -> Vec<(&'static str, Vec<ModelPage>)> {
     let root = rust_docs();
     let config = MainContentConfig::default();
     let main = MainContent::new(config);
@@ -135,11 +142,13 @@ fn pages_by_the_model() -> Vec<(&'static str, Vec<ModelPage>)> {
         .collect()
 }
 
-/// Pooled word overlap (F1 over all words) and mean per-page F1 of `pairs`.
-fn agreement<'a>(pairs: impl Iterator<Item = (&'a str, &'a str)>) -> (f64, f64) {
+/// Pooled word overlap (F1 over all words) and mean per-page F1 of the two texts `pair` takes
+/// from each page.
+fn agreement(pages: &[ModelPage], pair: impl Fn(&ModelPage) -> (&str, &str)) -> (f64, f64) {
     let mut words = (0, 0, 0);
     let mut per_page = Vec::new();
-    for (a, b) in pairs {
+    for page in pages {
+        let (a, b) = pair(page);
         let page_overlap = overlap(a, b);
         words = (
             words.0 + page_overlap.0,
@@ -157,11 +166,7 @@ fn after_a_hosts_first_pages_the_model_agrees_with_the_extractor() {
     let mut report = Vec::new();
     let mut results = Vec::new();
     for (host, decided) in pages_by_the_model() {
-        let (over_words, mean) = agreement(
-            decided
-                .iter()
-                .map(|p| (p.model.as_str(), p.extractor.as_str())),
-        );
+        let (over_words, mean) = agreement(decided, |p| (&p.model, &p.extractor));
         report.push(format!(
             "{host}: {} of {PAGES_PER_HOST} pages by the model, F1 {over_words:.4} over all their words, \
              mean per page {mean:.4}",
@@ -188,16 +193,8 @@ fn the_model_is_as_near_the_generators_content_element_as_the_extractor() {
     let mut report = Vec::new();
     let mut results = Vec::new();
     for (host, decided) in pages_by_the_model() {
-        let (model, model_mean) = agreement(
-            decided
-                .iter()
-                .map(|p| (p.model.as_str(), p.generator.as_str())),
-        );
-        let (extractor, extractor_mean) = agreement(
-            decided
-                .iter()
-                .map(|p| (p.extractor.as_str(), p.generator.as_str())),
-        );
+        let (model, model_mean) = agreement(decided, |p| (&p.model, &p.generator));
+        let (extractor, extractor_mean) = agreement(decided, |p| (&p.extractor, &p.generator));
         report.push(format!(
             "{host}: F1 against the content element over all words: model {model:.4}, \
              extractor {extractor:.4}; mean per page: model {model_mean:.4}, extractor {extractor_mean:.4}"

@@ -58,7 +58,7 @@ impl PgStorage<'_> {
     pub(super) fn remove(&self, document: StoredDocument) -> Result<(), IndexError> {
         let config = self.index.config;
         let band_keys = bucket_rows(&config, &document);
-        let samples = sorted(posting_values(&document));
+        let samples = posting_values(&document);
         let digests = digest_rows(&document);
         let id = i64::from(document.id);
         self.call("remove a document", move |mut tx, crawl| async move {
@@ -158,9 +158,10 @@ fn posting_values(document: &StoredDocument) -> Vec<i64> {
     }
 }
 
-/// Sample values in ascending order, each once: every transaction that appends to (or
-/// removes from) several posting lists locks their rows in this order, so two decisions of
-/// other workers posting under the same samples wait for each other instead of deadlocking.
+/// Sample values in ascending order, each once: a document's postings are appended to their
+/// lists in this order (a removal's `sample = ANY` scan locks them in index order, the same),
+/// so two decisions of other workers posting under the same samples wait for each other
+/// instead of deadlocking.
 fn sorted(mut samples: Vec<i64>) -> Vec<i64> {
     samples.sort_unstable();
     samples.dedup();
