@@ -11,8 +11,9 @@
 //! share a key, so their checks run one after the other and no two near duplicates checked
 //! at the same moment by two processes both come back new; checks of unrelated documents run
 //! at the same time. Ids come from blocks reserved before the transaction and a stored
-//! original's block counts are added after its commit (see `IdReservations` and
-//! `count_blocks`): no row is updated by every decision, so none serialises them.
+//! original's block counts are added after its commit, many originals' in one write (see
+//! `IdReservations`, `count_blocks` and `PendingBlockCounts`): no row is updated by every
+//! decision, so none serialises them.
 //! Removals take the crawl's lock exclusive. Locks are released by the commit (or a
 //! rollback, or a dead connection). Every check-and-insert is durable when it returns.
 //!
@@ -48,9 +49,11 @@ use crate::storage::{
 };
 use crate::{DedupDecision, DedupIndex, DocumentFingerprint, IndexConfig, IndexError, IndexStats};
 
+mod pending_block_counts;
 mod read_ahead;
 mod storage_rows;
 
+use pending_block_counts::PendingBlockCounts;
 use read_ahead::{FirstReads, ReadAhead};
 use storage_rows::{
     PgStorage, block_counts_in_order, capped_count, document_id, fingerprint_keys,
@@ -79,6 +82,8 @@ pub struct PostgresDedupIndex {
     /// The advisory lock key of this crawl's index.
     lock_key: i64,
     ids: IdReservations,
+    /// Block counts of originals not written yet (see [`PendingBlockCounts`]).
+    pending_counts: std::sync::Mutex<PendingBlockCounts>,
     reconnect: Reconnect,
     runtime: StoreRuntime,
 }
@@ -183,6 +188,7 @@ impl PostgresDedupIndex {
             config,
             lock_key: xxh3_64(format!("dedupcrawl-index:{crawl}").as_bytes()) as i64,
             ids: IdReservations::default(),
+            pending_counts: std::sync::Mutex::default(),
             reconnect: Reconnect::new("dedup index", dedupcrawl_reconnect::DEFAULT_LIMIT),
             runtime,
         })
@@ -362,10 +368,8 @@ impl PostgresDedupIndex {
             Ok(()) => {
                 // Evidence, not the decision: a failure here must not make the retry loop run
                 // a committed decision again (it would find the page as its own duplicate).
-                if let Some((host, blocks)) = storage.pending_counts.take()
-                    && let Err(error) = self.count_blocks(host, blocks)
-                {
-                    tracing::warn!(%error, "a page's template block counts were not added");
+                if let Some((host, blocks)) = storage.pending_counts.take() {
+                    self.count_blocks(&host, &blocks);
                 }
                 Ok(value)
             }
@@ -378,39 +382,73 @@ impl PostgresDedupIndex {
         }
     }
 
-    /// Counts an original's blocks for its host's template, in a transaction of its own after
-    /// the decision's commit.
+    /// Counts an original's blocks for its host's template after the decision's commit: kept
+    /// in [`PendingBlockCounts`] and written with the counts of the originals before it when
+    /// due. A write that fails is a warning, and its counts are written with the next one.
     ///
     /// Why not inside the decision: the host's row and the rows of its template blocks are
     /// updated by every original of the host, and a row updated in a transaction stays locked
     /// to its commit, so every decision of the host waited for the one before (with four
     /// workers, most of the database time: benches/workers). The counts are evidence, not the
-    /// decision: a crash between the two commits loses one page's counts, which only makes the
-    /// template a page later. Blocks are sorted, so two workers lock rows in the same order.
-    fn count_blocks(&self, host: String, blocks: Vec<i64>) -> Result<(), IndexError> {
+    /// decision: a crash before they are written loses them, which only makes the template
+    /// that many pages later.
+    fn count_blocks(&self, host: &str, blocks: &[i64]) {
+        let mut pending = self.lock_pending_counts();
+        pending.add(host, blocks);
+        if pending.due(std::time::Instant::now())
+            && let Err(error) = self.write_pending_counts(&mut pending)
+        {
+            tracing::warn!(%error, "template block counts were not written (tried again with the next)");
+        }
+    }
+
+    fn lock_pending_counts(&self) -> std::sync::MutexGuard<'_, PendingBlockCounts> {
+        // The counts stay consistent through a panic elsewhere: each change is one call.
+        self.pending_counts
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Writes the counts kept, in one statement; kept again if it fails. The caller holds the
+    /// lock through the write, so this handle's reads never miss counts on their way.
+    fn write_pending_counts(&self, pending: &mut PendingBlockCounts) -> Result<(), IndexError> {
+        let rows = pending.take();
+        if rows.is_empty() {
+            return Ok(());
+        }
         let cap = i32::try_from(COUNT_CAP).unwrap_or(i32::MAX);
         let (pool, crawl) = (self.pool.clone(), self.crawl.clone());
-        self.runtime
-            .block_on(async move {
-                sqlx::query(
-                    "WITH host AS (\
-                   INSERT INTO index_host (crawl, host, pages) VALUES ($1, $2, 1) \
+        let written = self.runtime.block_on(async move {
+            let result = sqlx::query(
+                "WITH host AS (\
+                   INSERT INTO index_host (crawl, host, pages) \
+                   SELECT $1, h, p FROM unnest($2::text[], $3::int[]) AS x(h, p) \
                    ON CONFLICT (crawl, host) DO UPDATE \
-                   SET pages = least(index_host.pages + 1, $4)) \
+                   SET pages = least(index_host.pages + EXCLUDED.pages, $7)) \
                  INSERT INTO index_block_count (crawl, host, fingerprint, pages) \
-                 SELECT $1, $2, f, 1 FROM unnest($3::bigint[]) AS f \
+                 SELECT $1, h, f, p FROM unnest($4::text[], $5::bigint[], $6::int[]) AS x(h, f, p) \
                  ON CONFLICT (crawl, host, fingerprint) DO UPDATE \
-                 SET pages = least(index_block_count.pages + 1, $4)",
-                )
-                .bind(&crawl)
-                .bind(&host)
-                .bind(&blocks)
-                .bind(cap)
-                .execute(&pool)
-                .await
-            })?
-            .map_err(database("count a page's blocks"))?;
-        Ok(())
+                 SET pages = least(index_block_count.pages + EXCLUDED.pages, $7)",
+            )
+            .bind(&crawl)
+            .bind(&rows.hosts)
+            .bind(&rows.host_pages)
+            .bind(&rows.block_hosts)
+            .bind(&rows.block_fingerprints)
+            .bind(&rows.block_pages)
+            .bind(cap)
+            .execute(&pool)
+            .await;
+            (result, rows)
+        });
+        match written {
+            Ok((Ok(_), _)) => Ok(()),
+            Ok((Err(error), rows)) => {
+                pending.restore(rows);
+                Err(database("write template block counts")(error))
+            }
+            Err(panicked) => Err(panicked.into()),
+        }
     }
 
     /// One decision: the algorithm over this crawl's storage, under the lock.
@@ -477,7 +515,13 @@ impl DedupIndex for PostgresDedupIndex {
         HOST_PAGES_READ.with(|read| {
             *read.borrow_mut() = Some((self.lock_key, host.to_string(), host_pages));
         });
-        Ok(block_counts_in_order(fingerprints, rows))
+        let mut counts = block_counts_in_order(fingerprints, rows);
+        let pending = self.lock_pending_counts();
+        for (count, &fingerprint) in counts.iter_mut().zip(fingerprints) {
+            let kept = pending.block_pages(host, fingerprint as i64);
+            *count = count.saturating_add(kept).min(COUNT_CAP);
+        }
+        Ok(counts)
     }
 
     /// Read with the block counts just before on this thread, or one statement outside a
@@ -495,7 +539,11 @@ impl DedupIndex for PostgresDedupIndex {
                 async move { read_host_pages(&pool, &crawl, &host).await }
             })?,
         };
-        Ok(pages.map_or(0, capped_count))
+        let kept = self.lock_pending_counts().host_pages(host);
+        Ok(pages
+            .map_or(0, capped_count)
+            .saturating_add(kept)
+            .min(COUNT_CAP))
     }
 
     fn stats(&self) -> Result<IndexStats, IndexError> {
@@ -524,8 +572,10 @@ impl DedupIndex for PostgresDedupIndex {
         })
     }
 
-    /// Every check-and-insert and removal is committed when it returns: nothing to do.
+    /// Every check-and-insert and removal is committed when it returns; the template block
+    /// counts kept ([`PendingBlockCounts`]) are written.
     fn flush(&self) -> Result<(), IndexError> {
-        Ok(())
+        let mut pending = self.lock_pending_counts();
+        self.write_pending_counts(&mut pending)
     }
 }

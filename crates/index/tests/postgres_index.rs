@@ -149,23 +149,55 @@ fn other_signature_settings_are_refused() {
     );
 }
 
-/// Block counts and host page counts are learnt from originals, as in the embedded index.
+/// Block counts and host page counts are learnt from originals, as in the embedded index: at
+/// once in the handle that decided them, and in another handle (another worker) once written
+/// (`flush`, or without it after enough originals).
 #[test]
 fn block_counts_count_originals_per_host() {
-    let index = connect(&postgres_support::fresh_crawl());
+    let crawl = postgres_support::fresh_crawl();
+    let (index, other) = (connect(&crawl), connect(&crawl));
     for (i, blocks) in [vec![1u64, 2], vec![1], vec![1, 3]].into_iter().enumerate() {
         let mut doc = document(&format!("p{i}"), &tokens(300 + i as u64, 600));
         doc.block_fingerprints = blocks;
         assert!(index.check_and_insert(&doc).unwrap().is_new());
     }
-    assert_eq!(
+    let expected = vec![3, 1, 1, 0];
+    let counts = |index: &PostgresDedupIndex| {
         index
             .block_page_counts("example.org", &[1, 2, 3, 4])
-            .unwrap(),
-        vec![3, 1, 1, 0]
-    );
+            .unwrap()
+    };
+    assert_eq!(counts(&index), expected);
     assert_eq!(index.host_document_count("example.org").unwrap(), 3);
     assert_eq!(index.host_document_count("other.org").unwrap(), 0);
+    index.flush().unwrap();
+    assert_eq!(counts(&other), expected);
+    assert_eq!(other.host_document_count("example.org").unwrap(), 3);
+    // Written and kept counts add up in the handle that keeps some.
+    let mut doc = document("p3", &tokens(303, 600));
+    doc.block_fingerprints = vec![1, 4];
+    assert!(index.check_and_insert(&doc).unwrap().is_new());
+    assert_eq!(counts(&index), vec![4, 1, 1, 1]);
+    assert_eq!(index.host_document_count("example.org").unwrap(), 4);
+
+    // A worker that never flushes still writes its counts as it goes (every 64 originals at
+    // most): another sees all but the last few.
+    let originals = 200u64;
+    for i in 0..originals {
+        let mut doc = document(&format!("q{i}"), &tokens(1_000 + i, 600));
+        doc.block_fingerprints = vec![9];
+        assert!(index.check_and_insert(&doc).unwrap().is_new());
+    }
+    let seen = other.block_page_counts("example.org", &[9]).unwrap()[0];
+    assert!(
+        (u32::try_from(originals).unwrap() - 64..=u32::try_from(originals).unwrap())
+            .contains(&seen),
+        "another handle sees {seen} of {originals} originals' block"
+    );
+    assert_eq!(
+        index.block_page_counts("example.org", &[9]).unwrap(),
+        vec![200]
+    );
 }
 
 /// A decision whose COMMIT was applied but whose answer was lost with the connection (a
