@@ -287,10 +287,14 @@ impl DecisionAlgorithm<'_> {
             };
             // A page with content of its own is not inside another page of its host, nor is a
             // page of the host with a substantial block this one lacks around it.
+            // Nor does a page hold an earlier page of its host before the host's template is
+            // told apart: a host's first pages share their template (a sidebar of teasers that
+            // is all of the home page's text), which says nothing of which page holds which.
             let same_host = doc.host == stored.host;
             let inside_allowed = !has_own_content(doc, &stored);
-            let around_allowed =
-                !(same_host && lacks_counterpart(&stored.block_sketches, &doc.block_sketches));
+            let around_allowed = !(same_host
+                && (!doc.template_known
+                    || lacks_counterpart(&stored.block_sketches, &doc.block_sketches)));
             let (mut inside_share, mut around_share) = (None, None);
             if let Some(other) = &stored.mod_sample {
                 let modulus = sample.modulus.max(other.modulus);

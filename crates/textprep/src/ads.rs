@@ -77,17 +77,41 @@ fn is_label(text: &str) -> bool {
     text.len() <= 20 && LABELS.iter().any(|label| text.eq_ignore_ascii_case(label))
 }
 
-/// A block that starts with a label in capitals ("ADVERTISEMENT Buy…"): a label set in the
-/// same line as its text.
+/// A block that starts with a label in capitals ("ADVERTISEMENT Buy…"), or with a label glued
+/// to the advertisement's first word ("AdvertisementBuy…"): a label set in the same line as
+/// its text, or in an inline element of its own (`<span>Advertisement</span>Buy…`, which the
+/// site's stylesheet sets apart and the text does not).
 fn labelled_inline(block: &TextBlock) -> bool {
+    if block.words > MAX_AD_WORDS {
+        return false;
+    }
+    if glued_label(&block.text) {
+        return true;
+    }
     let Some((first, rest)) = block.text.split_once(' ') else {
         return false;
     };
-    block.words <= MAX_AD_WORDS
-        && !rest.is_empty()
+    !rest.is_empty()
         && first.len() >= 8
         && first.chars().all(|c| c.is_uppercase())
         && is_label(first)
+}
+
+/// Whether `text` starts with a label of 8 characters or more followed at once by a capital
+/// letter. Prose does not glue a word to the next one; short labels ("Ad") are left out, as
+/// words begin with them ("AdBlock").
+fn glued_label(text: &str) -> bool {
+    LABELS
+        .iter()
+        .filter(|label| label.chars().count() >= 8)
+        .any(|label| {
+            text.get(..label.len())
+                .is_some_and(|start| start.eq_ignore_ascii_case(label))
+                && text[label.len()..]
+                    .chars()
+                    .next()
+                    .is_some_and(char::is_uppercase)
+        })
 }
 
 #[cfg(test)]
@@ -102,5 +126,20 @@ mod tests {
         assert_eq!(ad_blocks(&extract(html)), [false; 4]);
         let inline = "<p>ADVERTISEMENT Buy shoes.</p><p>Advertising is old.</p>";
         assert_eq!(ad_blocks(&extract(inline)), [true, false]);
+    }
+
+    #[test]
+    fn a_label_in_an_inline_element_of_its_own_marks_an_ad() {
+        let html = "<p>First paragraph of the article.</p>\
+            <div class=x><span class=y>Advertisement</span>Buy the best shoes today.</div>\
+            <div><span>SPONSORED</span>Cheap flights to anywhere.</div>\
+            <p>AdBlock Plus is a browser extension.</p>\
+            <p>Advertisementsare glued in this typo.</p>";
+        let page = extract(html);
+        assert_eq!(
+            page.blocks[1].text,
+            "AdvertisementBuy the best shoes today."
+        );
+        assert_eq!(ad_blocks(&page), [false, true, true, false, false]);
     }
 }
