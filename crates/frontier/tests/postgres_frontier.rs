@@ -316,7 +316,7 @@ fn a_running_worker_renews_its_leases_and_takes_over_a_dead_workers() {
     }
 }
 
-/// A lease whose COMMIT was applied but whose answer was lost with the connection (a server
+/// A lease whose call was committed but whose answer was lost with the connection (a server
 /// restarting at that moment): the next try hands out that lease (this worker holds it)
 /// instead of leaving it held by nobody, renewed for ever, while it leases another URL.
 #[test]
@@ -325,12 +325,12 @@ fn a_lease_whose_commit_answer_was_lost_is_handed_out() {
     let cutter = commit_cutter::CommitCutter::start(&url);
     let store = worker(cutter.url(), "worker-a", DEFAULT_LEASE);
     store.offer_all(vec![entry(0)]).expect("offer");
-    // The lease transaction calls frontier_lease: the COMMIT after it is the lease's.
-    cutter.arm_after("frontier_lease(");
+    // The lease is one frontier_lease call, committed as it runs: its answer is cut.
+    cutter.arm_answer_to("frontier_lease(");
     let next = store
         .next_ready(std::time::Instant::now())
         .expect("the lease goes on after the lost connection");
-    assert_eq!(cutter.cuts(), 1, "the COMMIT's answer was cut");
+    assert_eq!(cutter.cuts(), 1, "the lease's answer was cut");
     let dedupcrawl_frontier::NextUrl::Ready(lease) = next else {
         panic!("the URL leased by the lost COMMIT should come back: {next:?}");
     };

@@ -111,12 +111,7 @@ impl PostgresQueue {
                     (self.pool.clone(), self.crawl.clone(), self.worker.clone());
                 let claim = claim.clone();
                 self.runtime
-                    .block_on(async move {
-                        let mut tx = pool.begin().await?;
-                        let claimed = claim_front(&mut tx, &crawl, &worker, &claim).await?;
-                        tx.commit().await?;
-                        Ok(claimed)
-                    })?
+                    .block_on(async move { claim_front(&pool, &crawl, &worker, &claim).await })?
                     .map_err(database("lease URLs"))
             })?;
             let (rows, more) = match claimed {

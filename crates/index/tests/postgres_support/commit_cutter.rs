@@ -11,16 +11,24 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// Passes every connection through to the server; once [`armed`](CommitCutter::arm), the next
-/// COMMIT a client sends goes to the server, and the server's answer is dropped with both
-/// connections.
+/// COMMIT a client sends (or the statement [`arm_answer_to`](CommitCutter::arm_answer_to)
+/// names) goes to the server, and the server's answer is dropped with both connections.
 pub struct CommitCutter {
     url: String,
     armed: Armed,
     cuts: Arc<AtomicUsize>,
 }
 
-/// The text a connection must have sent (since it was armed) before the COMMIT to cut.
-type Armed = Arc<Mutex<Option<Vec<u8>>>>;
+/// What to cut once armed.
+enum Cut {
+    /// The answer of the next COMMIT on a connection that sent this text before it.
+    CommitAfter(Vec<u8>),
+    /// The answer of the next message holding this text (a statement run on its own, which
+    /// commits as it runs).
+    AnswerTo(Vec<u8>),
+}
+
+type Armed = Arc<Mutex<Option<Cut>>>;
 
 impl CommitCutter {
     /// Listens on a free port of 127.0.0.1 in front of the server at `server_url`
@@ -68,7 +76,13 @@ impl CommitCutter {
     /// Cuts the answer of the next COMMIT on a connection that sent `text` before it (a
     /// statement first prepared on that connection: its SQL).
     pub fn arm_after(&self, text: &str) {
-        *self.armed.lock().expect("armed") = Some(text.as_bytes().to_vec());
+        *self.armed.lock().expect("armed") = Some(Cut::CommitAfter(text.as_bytes().to_vec()));
+    }
+
+    /// Cuts the answer of the next message that holds `text` (a statement outside a
+    /// transaction, first prepared on its connection: its SQL), which the server commits.
+    pub fn arm_answer_to(&self, text: &str) {
+        *self.armed.lock().expect("armed") = Some(Cut::AnswerTo(text.as_bytes().to_vec()));
     }
 
     /// Answers cut so far.
@@ -97,12 +111,17 @@ fn relay(client: TcpStream, server: TcpStream, armed: Armed, cuts: Arc<AtomicUsi
             }
             let chunk = &buffer[..read];
             let mut armed = armed.lock().expect("armed");
-            if let Some(text) = armed.as_deref() {
-                marked |= contains(chunk, text);
-                if marked && contains(chunk, b"COMMIT") {
-                    *armed = None;
-                    cut_next.store(true, Ordering::SeqCst);
+            let cut = match armed.as_ref() {
+                Some(Cut::CommitAfter(text)) => {
+                    marked |= contains(chunk, text);
+                    marked && contains(chunk, b"COMMIT")
                 }
+                Some(Cut::AnswerTo(text)) => contains(chunk, text),
+                None => false,
+            };
+            if cut {
+                *armed = None;
+                cut_next.store(true, Ordering::SeqCst);
             }
             drop(armed);
             if to_server.write_all(chunk).is_err() {
@@ -119,7 +138,7 @@ fn relay(client: TcpStream, server: TcpStream, armed: Armed, cuts: Arc<AtomicUsi
                 break;
             }
             if cutting.load(Ordering::SeqCst) {
-                // The COMMIT's answer: dropped, and the connection with it.
+                // The answer to cut: dropped, and the connection with it.
                 cuts.fetch_add(1, Ordering::SeqCst);
                 break;
             }
