@@ -217,13 +217,19 @@ const REGION_SHARE: f64 = 0.8;
 
 /// Completes the extractor's verdict within the region its kept text comes from (the deepest
 /// element holding [`REGION_SHARE`] of it: an article's body, rustdoc's `#main-content`,
-/// mdBook's `<main>`): the headings there are kept too.
+/// mdBook's `<main>`): the headings and code blocks there are kept too.
 ///
 /// Why: the extractor judges a short block on its own, and drops or keeps a heading from one
 /// page to the next of the same template (mdBook's `<h2><a href="#x">Comments</a></h2>` on one
 /// chapter stub, not on the next; rustdoc's `impl Send for Vars` headers, all links). A
 /// heading is what tells two pages of one template apart, so two distinct stubs came out as
-/// copies.
+/// copies. Code blocks alike: it keeps a rustdoc item's declaration and examples on one page
+/// and drops them on the next, so the host model learnt from those verdicts disagreed with it
+/// (std: word F1 0.874 between the two, 0.922 with code completed; against rustdoc's own
+/// content element the extractor went from 0.753 to 0.801). On the human-labelled benchmarks
+/// completing code changes nothing (WCXB dev 0.852, ScrapingHub 0.951, every page type within
+/// 0.001), while completing paragraphs too cost ScrapingHub 0.004 and every other block kind
+/// WCXB 0.011 (2026-11-27, `benches/extraction/run`).
 fn complete_in_region(page: &ExtractedPage, mask: &mut [bool]) {
     let parents = &page.element_parents;
     let mut kept = vec![0u64; parents.len()];
@@ -251,7 +257,8 @@ fn complete_in_region(page: &ExtractedPage, mask: &mut [bool]) {
     let region = region as u32;
     for (keep, block) in mask.iter_mut().zip(&page.blocks) {
         let inside = !*keep && page.is_inside(block, region);
-        if inside && block.kind == BlockKind::Heading && !block.in_chrome {
+        let completed = matches!(block.kind, BlockKind::Heading | BlockKind::Preformatted);
+        if inside && completed && !block.in_chrome {
             *keep = true;
         }
     }
