@@ -628,8 +628,15 @@ fn record_decision(
         },
         other => other,
     };
-    // A site with a stricter threshold than the index's keeps pages the index calls similar.
-    let site_threshold = engine.site_for(&fetched.url).map(|s| s.threshold);
+    // A site with a stricter threshold than the index's (the lowest of all sites) keeps pages
+    // the index calls similar. A site at the index's threshold takes the index's decision as
+    // it is, also that of a copy that holds all of another host's page and so is a near
+    // duplicate a little below the threshold (see the index's `find_containment`).
+    let index_threshold = engine.stage.settings().threshold;
+    let site_threshold = engine
+        .site_for(&fetched.url)
+        .map(|s| s.threshold)
+        .filter(|&threshold| threshold > index_threshold);
     let mut note: Option<String> = None;
     if let (DedupDecision::NearDuplicate { similarity, of }, Some(threshold)) =
         (&decision, site_threshold)

@@ -6,8 +6,10 @@
 
 use std::sync::{Arc, Barrier};
 
-use dedupcrawl_index::{DedupDecision, DedupIndex, DocumentFingerprint, ExactBasis};
-use dedupcrawl_sketch::{MinHasher, ModSample, PayloadDigest, TokenDigest, shingle_set};
+use dedupcrawl_index::{ContentUnit, DedupDecision, DedupIndex, DocumentFingerprint, ExactBasis};
+use dedupcrawl_sketch::{
+    BlockSketch, MinHasher, ModSample, PayloadDigest, TokenDigest, shingle_set,
+};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
@@ -28,7 +30,7 @@ pub trait Backend {
 #[macro_export]
 macro_rules! dedup_index_suite {
     ($new_backend:expr) => {
-        $crate::dedup_index_suite!(@cases $new_backend; decisions_exact_near_contained_and_new, lookup_does_not_insert_and_remove_forgets, concurrent_near_duplicates_never_both_come_back_new, reopened_index_remembers_and_rebuilds_buckets, near_duplicates_link_to_the_closest_page_and_stay_in_its_cluster, a_page_only_like_a_duplicate_and_not_like_any_original_is_new, small_documents_are_verified_by_exact_resemblance);
+        $crate::dedup_index_suite!(@cases $new_backend; decisions_exact_near_contained_and_new, lookup_does_not_insert_and_remove_forgets, concurrent_near_duplicates_never_both_come_back_new, reopened_index_remembers_and_rebuilds_buckets, near_duplicates_link_to_the_closest_page_and_stay_in_its_cluster, a_page_only_like_a_duplicate_and_not_like_any_original_is_new, small_documents_are_verified_by_exact_resemblance, a_copy_on_another_host_that_adds_a_note_is_a_near_duplicate);
     };
     (@cases $new_backend:expr; $($case:ident),*) => {
         $(
@@ -445,4 +447,73 @@ pub fn small_documents_are_verified_by_exact_resemblance(new_backend: fn() -> Bo
         }
     }
     assert_eq!(flagged_below, 0);
+}
+
+/// A page of `host` made of `paragraphs` (its substantial content blocks), each followed in
+/// the token stream by a token of the host's own (an ad label, a link: what sits between the
+/// paragraphs of a page in another template), so its shingles resemble another host's copy
+/// well below the blocks.
+fn page_of_blocks(name: &str, host: &str, paragraphs: &[Vec<u64>]) -> DocumentFingerprint {
+    let host_token = 10_000_000 + host.len() as u64;
+    let stream: Vec<u64> = paragraphs
+        .iter()
+        .flat_map(|p| p.iter().copied().chain([host_token]))
+        .collect();
+    let sketches: Vec<BlockSketch> = paragraphs.iter().map(|p| BlockSketch::of(p)).collect();
+    let keys: Vec<u64> = paragraphs.iter().map(|p| p[0] * 31 + p[1]).collect();
+    DocumentFingerprint {
+        host: host.into(),
+        block_fingerprints: keys.clone(),
+        block_sketches: sketches.clone(),
+        own_content: keys
+            .iter()
+            .zip(&sketches)
+            .zip(paragraphs)
+            .map(|((&key, &sketch), p)| ContentUnit {
+                key,
+                tokens: p.len() as u16,
+                sketch: Some(sketch),
+            })
+            .collect(),
+        template_known: true,
+        ..document(name, &stream)
+    }
+}
+
+/// A reprint on another host that holds all of the original and adds a note of its own (an
+/// editor's note of a quarter of the article) is a near duplicate of it, although its
+/// resemblance is a little under the threshold; one that adds half as much again is a page
+/// of its own that lists the original in `contains`.
+pub fn a_copy_on_another_host_that_adds_a_note_is_a_near_duplicate(
+    new_backend: fn() -> Box<dyn Backend>,
+) {
+    let backend = new_backend();
+    let index = backend.open();
+    let article: Vec<Vec<u64>> = (0..8).map(|k| tokens(100 + k, 30)).collect();
+    let original = page_of_blocks("news/article", "news.example", &article);
+    assert!(index.check_and_insert(&original).unwrap().is_new());
+    let with = |name: &str, note_tokens: usize| {
+        let mut blocks = article.clone();
+        blocks.push(tokens(200 + note_tokens as u64, note_tokens));
+        page_of_blocks(name, "mirror.example", &blocks)
+    };
+    // 240 tokens of the article and a note of 64: 0.79 of the copy is the original.
+    match index.check_and_insert(&with("mirror/noted", 64)).unwrap() {
+        DedupDecision::NearDuplicate { of, similarity } => {
+            assert_eq!(of.name, "news/article");
+            assert!((0.75..0.8).contains(&similarity), "{similarity}");
+        }
+        other => panic!("a copy with an editor's note: {other:?}"),
+    }
+    // A note of 130: the original is 0.65 of the page.
+    match index
+        .check_and_insert(&with("mirror/commented", 130))
+        .unwrap()
+    {
+        DedupDecision::New { contains, .. } => {
+            let names: Vec<&str> = contains.iter().map(|(d, _)| d.name.as_str()).collect();
+            assert_eq!(names, ["news/article"]);
+        }
+        other => panic!("a page that quotes the article: {other:?}"),
+    }
 }
