@@ -78,7 +78,7 @@ pub(crate) fn build(
     let mut notes = Vec::new();
     let mut slugs = std::collections::HashSet::new();
     for n in 1..=note_count {
-        let doc = draw.document(4, 250, 650);
+        let doc = draw.document(4, 330, 650);
         let path = if query_style {
             format!("/note.php?id={n}")
         } else {

@@ -64,7 +64,9 @@ pub(crate) fn build(
     let info = info_pages(draw, 4);
     let query_style = style == MarkupStyle::Tables;
     let category_count = draw.rng().range(3, 6) as usize;
-    let catalogue_pages = products.div_ceil(PER_PAGE);
+    // The last catalogue page takes the remainder: a last page of two products, both in one
+    // collection, would sit wholly inside that collection's page (seed 606), not be distinct.
+    let catalogue_pages = (products / PER_PAGE).max(1);
     let catalogue = |p: usize| {
         if query_style {
             format!("/catalog.php?page={p}")
@@ -189,7 +191,12 @@ pub(crate) fn build(
         let mut page = Page::new(&format!("All products, page {p}")).with(Block::Title(format!(
             "All products (page {p} of {catalogue_pages})"
         )));
-        for item in items.iter().skip((p - 1) * PER_PAGE).take(PER_PAGE) {
+        let take = if p == catalogue_pages {
+            usize::MAX
+        } else {
+            PER_PAGE
+        };
+        for item in items.iter().skip((p - 1) * PER_PAGE).take(take) {
             page = page.with(teaser_of(item));
         }
         page = page.with(Block::Links(
