@@ -49,6 +49,10 @@ impl StoreRuntime {
 
     /// Runs `future` on the runtime and waits for its answer (from any thread, inside a
     /// runtime or not).
+    ///
+    /// A worker thread of a multi-thread tokio runtime hands its other tasks to another
+    /// thread while it waits (`block_in_place`): a crawl with `--threads 1` has one such
+    /// thread, and its fetches go on during the round trip instead of stalling behind it.
     pub fn block_on<T: Send + 'static>(
         &self,
         future: impl Future<Output = T> + Send + 'static,
@@ -57,7 +61,15 @@ impl StoreRuntime {
         self.spawn(async move {
             let _ = sender.send(future.await);
         });
-        receiver.recv().map_err(|_| CallPanicked)
+        let on_multi_thread_runtime = tokio::runtime::Handle::try_current().is_ok_and(|handle| {
+            handle.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread
+        });
+        let answer = if on_multi_thread_runtime {
+            tokio::task::block_in_place(|| receiver.recv())
+        } else {
+            receiver.recv()
+        };
+        answer.map_err(|_| CallPanicked)
     }
 
     /// Runs `future` on the runtime without waiting for it (a rollback of a transaction left
@@ -91,6 +103,55 @@ mod tests {
         let inner = std::sync::Arc::clone(&store);
         let answer = outer.block_on(async move { inner.block_on(async { 7 }) });
         assert_eq!(answer.unwrap(), 7);
+    }
+
+    /// With one runtime thread, a task that waits for a store call does not stop the
+    /// others: here the call waits for a task queued behind it on the same thread, which
+    /// would never run if the waiting thread kept its tasks.
+    #[test]
+    fn a_wait_on_a_one_thread_runtime_lets_its_other_tasks_run() {
+        let store = std::sync::Arc::new(StoreRuntime::start("test-store").unwrap());
+        let (done, outcome) = std::sync::mpsc::channel();
+        // On a thread of its own: a deadlock must fail the test, not hang it.
+        std::thread::spawn(move || {
+            let outer = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(1)
+                .build()
+                .unwrap();
+            let answer = outer.block_on(async move {
+                tokio::spawn(async move {
+                    let (ready, fired) = tokio::sync::oneshot::channel::<u32>();
+                    // Queued on this worker thread: it runs only when the thread moves on.
+                    tokio::spawn(async move {
+                        let _ = ready.send(5);
+                    });
+                    store.block_on(async move { fired.await.unwrap_or(0) + 1 })
+                })
+                .await
+            });
+            let _ = done.send(answer.map(|call| call.ok()).ok().flatten());
+            std::mem::forget(outer);
+        });
+        let answer = outcome
+            .recv_timeout(std::time::Duration::from_secs(20))
+            .expect("the waiting thread kept its tasks: deadlock");
+        assert_eq!(answer, Some(6));
+    }
+
+    /// Plain threads and blocking-pool threads of a runtime call straight through.
+    #[test]
+    fn answers_on_a_blocking_thread_of_a_runtime() {
+        let store = std::sync::Arc::new(StoreRuntime::start("test-store").unwrap());
+        let outer = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .build()
+            .unwrap();
+        let answer = outer.block_on(async move {
+            tokio::task::spawn_blocking(move || store.block_on(async { 3 }))
+                .await
+                .unwrap()
+        });
+        assert_eq!(answer.unwrap(), 3);
     }
 
     #[test]

@@ -89,22 +89,6 @@ async fn run_round(
 }
 
 impl Engine {
-    /// A synchronous store call made by a fetch task, on a thread of the async runtime. On
-    /// PostgreSQL the call waits for a round trip: the thread is handed on meanwhile
-    /// (`block_in_place`), so the fetches and the page handling it drives go on (with
-    /// `--threads 1` it is the only one). The embedded store answers in microseconds and is
-    /// called directly: handing the thread on would cost more than the call.
-    pub(crate) fn store_call<T>(&self, call: impl FnOnce() -> T) -> T {
-        let on_multi_thread_runtime = tokio::runtime::Handle::try_current().is_ok_and(|handle| {
-            handle.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread
-        });
-        if self.config.store.url.is_some() && on_multi_thread_runtime {
-            tokio::task::block_in_place(call)
-        } else {
-            call()
-        }
-    }
-
     /// The site a URL's host belongs to.
     pub(crate) fn site_for(&self, url: &CanonicalUrl) -> Option<&ResolvedSite> {
         self.sites.iter().find(|site| {
@@ -251,7 +235,7 @@ impl Engine {
     async fn process(self: Arc<Self>, lease: Lease) -> Result<TaskOutput, CrawlError> {
         let url = lease.url().clone();
         let entry = lease.entry.clone();
-        if self.store_call(|| crate::revisit::fetched_this_round(&self, &url))? {
+        if crate::revisit::fetched_this_round(&self, &url)? {
             tracing::debug!(url = %url, "already fetched in this round");
             return Ok(TaskOutput {
                 lease,
