@@ -161,9 +161,12 @@ fn reason(line: &LogLine) -> String {
         Decision::NearDuplicate if note.contains("rel=canonical") => {
             "the page names another URL as canonical (rel=canonical): that URL stands for it".into()
         }
-        Decision::NearDuplicate => {
-            "estimated resemblance with an earlier page at or above the threshold".into()
-        }
+        Decision::NearDuplicate => format!(
+            "resembles an earlier page ({}) at or above the threshold: by the estimate of their \
+             shingles, or, for a copy on another host, by their blocks (a copy that holds all of \
+             another host's page counts from 0.05 under the threshold)",
+            line.similarity.map_or("-".into(), |s| format!("{s:.3}"))
+        ),
         Decision::Contained => "its text is contained in an earlier page".into(),
         Decision::NotModified => {
             "304 Not Modified to a conditional request (a recrawl): a WARC revisit record \
