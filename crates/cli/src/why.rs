@@ -164,8 +164,9 @@ fn reason(line: &LogLine) -> String {
         Decision::NearDuplicate => format!(
             "resembles an earlier page ({}) at or above the threshold: by the estimate of their \
              shingles, or, for a copy on another host, by their blocks (a copy that holds all of \
-             another host's page counts from 0.05 under the threshold)",
-            line.similarity.map_or("-".into(), |s| format!("{s:.3}"))
+             another host's page counts from {} under the threshold)",
+            line.similarity.map_or("-".into(), |s| format!("{s:.3}")),
+            dedupcrawl_index::ADDED_TO_COPY_DRIFT
         ),
         Decision::Contained => "its text is contained in an earlier page".into(),
         Decision::NotModified => {

@@ -27,7 +27,7 @@ const MEMBER_DRIFT: f64 = 0.1;
 const PART_OF_LARGER: f64 = 2.0 / 3.0;
 /// How far below the threshold the resemblance of a copy that holds all of a page of another
 /// host may be (see `find_containment`).
-const ADDED_TO_COPY_DRIFT: f64 = 0.05;
+pub const ADDED_TO_COPY_DRIFT: f64 = 0.05;
 /// Sampled shingles posted (and probed) per document for containment.
 pub(crate) const POSTED_SAMPLES: usize = 16;
 
@@ -331,11 +331,8 @@ impl DecisionAlgorithm<'_> {
                     // own that quotes the other, archived and listing it in `contains`.
                     let resemblance = overlap.resemblance();
                     let holds_all = overlap.stored_in_page >= contained_at;
-                    let copy_at = if holds_all {
-                        self.config.threshold - ADDED_TO_COPY_DRIFT
-                    } else {
-                        self.config.threshold
-                    };
+                    let copy_at =
+                        self.config.threshold - if holds_all { ADDED_TO_COPY_DRIFT } else { 0.0 };
                     if resemblance >= copy_at
                         && copy_elsewhere.is_none_or(|(_, best)| resemblance > best)
                     {

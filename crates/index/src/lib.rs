@@ -52,6 +52,7 @@ mod record;
 mod sled_backend;
 mod storage;
 
+pub use decision::ADDED_TO_COPY_DRIFT;
 pub use overlap::{OverlapEstimate, OverlapOptions, estimate_overlap};
 pub use own_content::{ContentUnit, DISTINCT_CONTENT_TOKENS, missing_tokens};
 pub use postgres_backend::PostgresDedupIndex;

@@ -130,28 +130,11 @@ mod tests {
                 .await
             });
             let _ = done.send(answer.map(|call| call.ok()).ok().flatten());
-            std::mem::forget(outer);
         });
         let answer = outcome
             .recv_timeout(std::time::Duration::from_secs(20))
             .expect("the waiting thread kept its tasks: deadlock");
         assert_eq!(answer, Some(6));
-    }
-
-    /// Plain threads and blocking-pool threads of a runtime call straight through.
-    #[test]
-    fn answers_on_a_blocking_thread_of_a_runtime() {
-        let store = std::sync::Arc::new(StoreRuntime::start("test-store").unwrap());
-        let outer = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .build()
-            .unwrap();
-        let answer = outer.block_on(async move {
-            tokio::task::spawn_blocking(move || store.block_on(async { 3 }))
-                .await
-                .unwrap()
-        });
-        assert_eq!(answer.unwrap(), 3);
     }
 
     #[test]
