@@ -41,8 +41,15 @@ use crate::extract::{BlockKind, ExtractedPage, TextBlock};
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct MainContentConfig {
-    /// Pages of a host decided by the page-level extractor before the host's model is used.
+    /// Pages of a host decided by the page-level extractor before the host's model is used, at
+    /// most (see `warm_after_predicted_pages`).
     pub cold_start_pages: u32,
+    /// The cold start ends early once the host's model, asked before it learns each cold-start
+    /// page, predicted the extractor's verdict on this many pages in a row (0 = never early).
+    /// The extractor costs about sixteen times our own extraction, and a crawl of a site list
+    /// meets many small hosts: on a host with one regular template the model predicts the
+    /// extractor from its second page on, and 20 cold pages would be most of such a host.
+    pub warm_after_predicted_pages: u32,
     /// A page whose text at paths the model does not know (or knows as sometimes content,
     /// sometimes not) exceeds this share goes to the page-level extractor.
     pub max_unknown_share: f64,
@@ -65,6 +72,7 @@ impl Default for MainContentConfig {
     fn default() -> Self {
         MainContentConfig {
             cold_start_pages: 20,
+            warm_after_predicted_pages: 5,
             max_unknown_share: 0.1,
             recheck_every: 100,
             max_hosts: 10_000,
@@ -425,6 +433,8 @@ pub struct HostContentModel {
     /// rest of the run (see [`view`](Self::view)).
     settled: FxHashMap<u64, bool>,
     pages_learnt: u32,
+    /// Cold-start pages in a row whose extractor verdict the model predicted before learning it.
+    predicted_in_a_row: u32,
     pages_seen: u32,
     /// HTML bytes of the pages seen past the cold start, and of those the extractor saw.
     warm_bytes_seen: u64,
@@ -434,6 +444,10 @@ pub struct HostContentModel {
 /// A path whose text the extractor kept at least this share of the time is content; at most
 /// `1 - CLEAR_SHARE`, boilerplate; in between the path is mixed and the model has no answer.
 const CLEAR_SHARE: f64 = 0.8;
+
+/// Agreement (F1 over the characters kept) at which the model's mask predicts the extractor's
+/// verdict on a cold-start page: the agreement issue 17 asks of the model after the cold start.
+const PREDICTED_F1: f64 = 0.97;
 
 impl HostContentModel {
     /// Records the extractor's verdict on one page.
@@ -467,6 +481,23 @@ impl HostContentModel {
             }
         };
         clear(path).or_else(|| clear(shape))
+    }
+
+    /// Whether the model, as it stands, predicts the extractor's `verdict` on `page`: it knows
+    /// the page (see [`predict`](Self::predict)) and its mask agrees with the verdict to
+    /// [`PREDICTED_F1`] over the characters kept.
+    fn predicts(&self, page: &ExtractedPage, verdict: &[bool], max_unknown_share: f64) -> bool {
+        let Some(mask) = self.predict(page, max_unknown_share) else {
+            return false;
+        };
+        let (mut both, mut model, mut extractor) = (0u64, 0u64, 0u64);
+        for ((block, &by_model), &by_extractor) in page.blocks.iter().zip(&mask).zip(verdict) {
+            let chars = u64::from(block.chars);
+            both += chars * u64::from(by_model && by_extractor);
+            model += chars * u64::from(by_model);
+            extractor += chars * u64::from(by_extractor);
+        }
+        2.0 * both as f64 >= PREDICTED_F1 * (model + extractor) as f64
     }
 
     /// Pages whose verdicts the model learnt from.
@@ -536,7 +567,8 @@ impl HostContentModel {
 /// How a page of a host is decided.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Route {
-    /// One of the host's first pages: the extractor's view, learnt.
+    /// One of the host's first pages (up to `cold_start_pages`, fewer once the model predicts
+    /// the extractor): the extractor's view, learnt.
     ColdStart,
     /// A recheck or a departure within the extractor budget: learnt, then the model's view.
     Extractor,
@@ -650,6 +682,14 @@ impl MainContent {
         }
         let mut hosts = self.lock();
         let model = hosts.model_mut(host, self.config.max_hosts);
+        if route == Route::ColdStart {
+            let predicted = model.predicts(page, &decided.mask, self.config.max_unknown_share);
+            model.predicted_in_a_row = if predicted {
+                model.predicted_in_a_row + 1
+            } else {
+                0
+            };
+        }
         model.learn(page, &decided.mask);
         if route == Route::ColdStart {
             return decided;
@@ -667,7 +707,9 @@ impl MainContent {
         let mut hosts = self.lock();
         let model = hosts.model_mut(host, self.config.max_hosts);
         model.pages_seen += 1;
-        if model.pages_learnt < self.config.cold_start_pages {
+        let warm_early = self.config.warm_after_predicted_pages > 0
+            && model.predicted_in_a_row >= self.config.warm_after_predicted_pages;
+        if model.pages_learnt < self.config.cold_start_pages && !warm_early {
             return Route::ColdStart;
         }
         let html_bytes = html_bytes as u64;

@@ -125,8 +125,9 @@ fn decide_the_hosts() -> Vec<(&'static str, Vec<ModelPage>)> {
                 let html = std::fs::read_to_string(path).expect("page readable");
                 let page = extract(&html);
                 let decided = main.decide(host, &html, None, &page);
+                // Issue 17 measures the pages after a host's first 20 (the cold start may end
+                // earlier: `tests/cold_start.rs`).
                 if n < config.cold_start_pages as usize {
-                    assert_eq!(decided.source, ContentSource::PageExtractor);
                     continue;
                 }
                 if decided.source != ContentSource::HostModel {
