@@ -182,35 +182,64 @@ impl PageExtractor {
         }
         let blocks = &page.blocks;
         let mut mask = vec![false; blocks.len()];
+        // A table's cells are one block each here and one row per line in the extractor's
+        // text: a cell of one word ("30%", "$175,000") never stands as a line of its own
+        // there, so a run of cells is claimed as a whole first, then cell by cell.
+        let is_cell = |b: &TextBlock| b.kind == BlockKind::TableCell;
+        let mut units: Vec<std::ops::Range<usize>> = Vec::new();
         let mut start = 0;
         while start < blocks.len() {
-            let is_cell = |b: &TextBlock| b.kind == BlockKind::TableCell;
             let end = if is_cell(&blocks[start]) {
                 start + blocks[start..].iter().take_while(|b| is_cell(b)).count()
             } else {
                 start + 1
             };
-            // A table's cells are one block each here and one row per line in the extractor's
-            // text: a cell of one word ("30%", "$175,000") never stands as a line of its own
-            // there, so a run of cells is claimed as a whole first.
-            let run = &blocks[start..end];
-            if run.len() >= 2 {
-                let joined: Vec<&str> = run.iter().map(|b| b.text.as_str()).collect();
-                if kept.claim(&joined.join(" "), CLAIM_SHARE) {
-                    mask[start..end].iter_mut().for_each(|keep| *keep = true);
-                    start = end;
-                    continue;
+            units.push(if end - start >= 2 {
+                start..end
+            } else {
+                start..start + 1
+            });
+            start = end;
+        }
+        let cells: Vec<std::ops::Range<usize>> = units
+            .iter()
+            .filter(|unit| unit.len() >= 2)
+            .flat_map(|unit| unit.clone().map(|i| i..i + 1))
+            .collect();
+        // Each occurrence of the extractor's text goes to one block, so who claims first
+        // matters: whole matches before partial ones, content before page chrome. Else a block
+        // like another ("Immutably borrows from an owned value", six of its seven word pairs in
+        // "Mutably borrows ...") or the sidebar's "Trait Implementations" link took the text
+        // of the block the extractor kept, and the verdict changed from one page of a template
+        // to the next with the order of its blocks (rustdoc, std).
+        let mut decided = vec![false; blocks.len()];
+        for units in [&units, &cells] {
+            for share in [1.0, CLAIM_SHARE] {
+                for in_chrome in [false, true] {
+                    for unit in units.iter() {
+                        let first = &blocks[unit.start];
+                        if decided[unit.start] || first.in_chrome != in_chrome {
+                            continue;
+                        }
+                        // A word or two of page chrome (a menu item: "Rust" of a theme menu,
+                        // "Any" of a sidebar) is found as a line of almost any text; chrome's
+                        // headings and sentences are matched as any block.
+                        let menu_item = unit.len() == 1
+                            && first.in_chrome
+                            && first.kind != BlockKind::Heading
+                            && first.word_count() <= 2;
+                        let text = blocks[unit.clone()]
+                            .iter()
+                            .map(|b| b.text.as_str())
+                            .collect::<Vec<_>>()
+                            .join(" ");
+                        if !menu_item && kept.claim(&text, share) {
+                            mask[unit.clone()].iter_mut().for_each(|keep| *keep = true);
+                            decided[unit.clone()].iter_mut().for_each(|d| *d = true);
+                        }
+                    }
                 }
             }
-            for (keep, block) in mask[start..end].iter_mut().zip(run) {
-                // A word or two of page chrome (a menu item: "Rust" of a theme menu, "Any" of
-                // a sidebar) is found as a line of almost any text; chrome's headings and
-                // sentences are matched as any block.
-                let menu_item =
-                    block.in_chrome && block.kind != BlockKind::Heading && block.word_count() <= 2;
-                *keep = !menu_item && kept.claim(&block.text, CLAIM_SHARE);
-            }
-            start = end;
         }
         if !mask.iter().any(|&m| m) {
             return None;
