@@ -76,7 +76,7 @@ impl Default for MainContentConfig {
             max_unknown_share: 0.1,
             recheck_every: 100,
             max_hosts: 10_000,
-            max_extractor_share: 0.02,
+            max_extractor_share: 0.01,
         }
     }
 }
