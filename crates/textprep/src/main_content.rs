@@ -30,6 +30,7 @@
 //! assert!(!kept.contains(&"Home"));
 //! ```
 
+use std::ops::Range;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -180,73 +181,71 @@ impl PageExtractor {
         if kept.is_empty() {
             return None;
         }
-        let blocks = &page.blocks;
-        let mut mask = vec![false; blocks.len()];
-        // A table's cells are one block each here and one row per line in the extractor's
-        // text: a cell of one word ("30%", "$175,000") never stands as a line of its own
-        // there, so a run of cells is claimed as a whole first, then cell by cell.
-        let is_cell = |b: &TextBlock| b.kind == BlockKind::TableCell;
-        let mut units: Vec<std::ops::Range<usize>> = Vec::new();
-        let mut start = 0;
-        while start < blocks.len() {
-            let end = if is_cell(&blocks[start]) {
-                start + blocks[start..].iter().take_while(|b| is_cell(b)).count()
-            } else {
-                start + 1
-            };
-            units.push(if end - start >= 2 {
-                start..end
-            } else {
-                start..start + 1
-            });
-            start = end;
-        }
-        let cells: Vec<std::ops::Range<usize>> = units
-            .iter()
-            .filter(|unit| unit.len() >= 2)
-            .flat_map(|unit| unit.clone().map(|i| i..i + 1))
-            .collect();
-        // Each occurrence of the extractor's text goes to one block, so who claims first
-        // matters: whole matches before partial ones, content before page chrome. Else a block
-        // like another ("Immutably borrows from an owned value", six of its seven word pairs in
-        // "Mutably borrows ...") or the sidebar's "Trait Implementations" link took the text
-        // of the block the extractor kept, and the verdict changed from one page of a template
-        // to the next with the order of its blocks (rustdoc, std).
-        let mut decided = vec![false; blocks.len()];
-        for units in [&units, &cells] {
-            for share in [1.0, CLAIM_SHARE] {
-                for in_chrome in [false, true] {
-                    for unit in units.iter() {
-                        let first = &blocks[unit.start];
-                        if decided[unit.start] || first.in_chrome != in_chrome {
-                            continue;
-                        }
-                        // A word or two of page chrome (a menu item: "Rust" of a theme menu,
-                        // "Any" of a sidebar) is found as a line of almost any text; chrome's
-                        // headings and sentences are matched as any block.
-                        let menu_item = unit.len() == 1
-                            && first.in_chrome
-                            && first.kind != BlockKind::Heading
-                            && first.word_count() <= 2;
-                        let text = blocks[unit.clone()]
-                            .iter()
-                            .map(|b| b.text.as_str())
-                            .collect::<Vec<_>>()
-                            .join(" ");
-                        if !menu_item && kept.claim(&text, share) {
-                            mask[unit.clone()].iter_mut().for_each(|keep| *keep = true);
-                            decided[unit.clone()].iter_mut().for_each(|d| *d = true);
-                        }
-                    }
-                }
-            }
-        }
+        let mut mask = claimed_blocks(&page.blocks, &mut kept);
         if !mask.iter().any(|&m| m) {
             return None;
         }
         complete_in_region(page, &mut mask);
         Some(mask)
     }
+}
+
+/// Which of `blocks` claim a part of the extractor's text ([`KeptText::claim`]).
+///
+/// Each occurrence of the extractor's text goes to one block, so who claims first matters:
+/// whole matches before partial ones, content before page chrome. Claimed in page order, a
+/// block *like* the kept one took its text first ("Immutably borrows from an owned value", six
+/// of its seven word pairs in the kept "Mutably borrows …"; the sidebar's "Trait
+/// Implementations" link before the section heading), and the verdict changed from one page of
+/// a template to the next with the order of its blocks (rustdoc). A table's cells are one block
+/// each here and one row per line in the extractor's text: a cell of one word ("30%",
+/// "$175,000") never stands as a line of its own there, so a run of cells is claimed as a whole
+/// first, cell by cell after every other block.
+fn claimed_blocks(blocks: &[TextBlock], kept: &mut KeptText) -> Vec<bool> {
+    let is_cell = |b: &TextBlock| b.kind == BlockKind::TableCell;
+    let mut units: Vec<Range<usize>> = Vec::new();
+    let mut cells: Vec<Range<usize>> = Vec::new();
+    let mut start = 0;
+    while start < blocks.len() {
+        let run = blocks[start..].iter().take_while(|b| is_cell(b)).count();
+        let end = start + run.max(1);
+        if run >= 2 {
+            cells.extend((start..end).map(|i| i..i + 1));
+        }
+        units.push(start..end);
+        start = end;
+    }
+    let text_of = |unit: &Range<usize>| -> String {
+        let texts: Vec<&str> = blocks[unit.clone()]
+            .iter()
+            .map(|b| b.text.as_str())
+            .collect();
+        texts.join(" ")
+    };
+    let mut mask = vec![false; blocks.len()];
+    for units in [&units, &cells] {
+        for share in [1.0, CLAIM_SHARE] {
+            for in_chrome in [false, true] {
+                for unit in units.iter() {
+                    let first = &blocks[unit.start];
+                    if mask[unit.start] || first.in_chrome != in_chrome {
+                        continue;
+                    }
+                    // A word or two of page chrome (a menu item: "Rust" of a theme menu, "Any"
+                    // of a sidebar) is found as a line of almost any text; chrome's headings
+                    // and sentences are matched as any block.
+                    let menu_item = unit.len() == 1
+                        && first.in_chrome
+                        && first.kind != BlockKind::Heading
+                        && first.word_count() <= 2;
+                    if !menu_item && kept.claim(&text_of(unit), share) {
+                        mask[unit.clone()].iter_mut().for_each(|keep| *keep = true);
+                    }
+                }
+            }
+        }
+    }
+    mask
 }
 
 /// Share of the extractor's kept text that the element holding a page's content region holds.
@@ -800,5 +799,54 @@ impl HostModels {
             .or_insert_with(|| (HostContentModel::default(), clock));
         entry.1 = clock;
         &mut entry.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::extract;
+
+    /// The blocks of `html` that claim `extractor_text`, by their text.
+    fn claimed(html: &str, extractor_text: &str) -> Vec<String> {
+        let page = extract(html);
+        let mut kept = KeptText::new(extractor_text);
+        let mask = claimed_blocks(&page.blocks, &mut kept);
+        page.blocks
+            .iter()
+            .zip(mask)
+            .filter(|(_, keep)| *keep)
+            .map(|(block, _)| block.text.clone())
+            .collect()
+    }
+
+    #[test]
+    fn a_whole_match_claims_before_a_block_like_it() {
+        let html = "<html><body><main>\
+            <p>Immutably borrows from an owned value. Read more</p>\
+            <p>Mutably borrows from an owned value. Read more</p></main></body></html>";
+        assert_eq!(
+            claimed(html, "Mutably borrows from an owned value. Read more"),
+            ["Mutably borrows from an owned value. Read more"]
+        );
+    }
+
+    #[test]
+    fn content_claims_before_page_chrome() {
+        let html = "<html><body><nav class=\"sidebar\"><h3>Trait Implementations</h3></nav>\
+            <main><h2>Trait Implementations</h2><p>Formats the value using the given \
+            formatter.</p></main></body></html>";
+        let page = extract(html);
+        let mut kept =
+            KeptText::new("Trait Implementations\nFormats the value using the given formatter.");
+        let mask = claimed_blocks(&page.blocks, &mut kept);
+        let heading = |in_chrome: bool| {
+            page.blocks
+                .iter()
+                .position(|b| b.text == "Trait Implementations" && b.in_chrome == in_chrome)
+                .expect("the heading is a block")
+        };
+        assert!(mask[heading(false)], "the section heading is kept");
+        assert!(!mask[heading(true)], "the sidebar's heading is not");
     }
 }
