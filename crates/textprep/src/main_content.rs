@@ -47,7 +47,7 @@ pub struct MainContentConfig {
     pub cold_start_pages: u32,
     /// The cold start ends early once the host's model, asked before it learns each cold-start
     /// page, predicted the extractor's verdict on this many pages in a row (0 = never early).
-    /// The extractor costs about sixteen times our own extraction, and a crawl of a site list
+    /// The extractor costs ten to sixteen times our own extraction, and a crawl of a site list
     /// meets many small hosts: on a host with one regular template the model predicts the
     /// extractor from its second page on, and 20 cold pages would be most of such a host.
     pub warm_after_predicted_pages: u32,
