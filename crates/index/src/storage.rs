@@ -6,12 +6,13 @@ use crate::record::{DocumentId, StoredDocument};
 use crate::{IndexConfig, IndexError};
 
 /// Version 10: the extractor's verdict is mapped onto our blocks whole matches first and content
-/// before page chrome (the compared text of some pages changed). Version 9: the main-content view keeps the code blocks of a page's content region (the
-/// compared text of pages with code changed, so an index of version 8 would compare old texts
-/// with new ones). Version 8: the sled backend's lookup tables (LSH buckets, digest keys, postings) are sorted
-/// run files beside the document log (version 7 rebuilt them in RAM at open). Version 7: block
-/// keys are hashes of a block's normalized tokens, stored for cluster members too. Every
-/// backend stores it and refuses another one.
+/// before page chrome (the compared text of some pages changed). Version 9: the main-content
+/// view keeps the code blocks of a page's content region (the compared text of pages with code
+/// changed, so an index of version 8 would compare old texts with new ones). Version 8: the
+/// sled backend's lookup tables (LSH buckets, digest keys, postings) are sorted run files beside
+/// the document log (version 7 rebuilt them in RAM at open). Version 7: block keys are hashes of
+/// a block's normalized tokens, stored for cluster members too. Every backend stores it and
+/// refuses another one.
 pub(crate) const FORMAT_VERSION: &str = "dedupcrawl-index/10";
 
 /// The settings signatures depend on, as stored with an index: reopening with other ones is
