@@ -28,6 +28,16 @@ fn first_round() -> u32 {
     1
 }
 
+/// What the state knows of one URL when it is leased: its revisit state and its archived
+/// record, read together ([`CrawlStateStore::url_progress`]).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct UrlProgress {
+    /// The URL's revisit state, if a round fetched it.
+    pub(crate) revisit: Option<RevisitState>,
+    /// What was archived for the URL, if anything.
+    pub(crate) archived: Option<ArchivedRecord>,
+}
+
 /// What a recrawl needs to know about one URL: the validators and content of its current
 /// version, when it is due again, and how often it was missing.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -201,6 +211,16 @@ pub(crate) trait CrawlStateStore: Send + Sync {
     ) -> Result<(), CrawlError>;
     /// The revisit state of `url`, if a round fetched it.
     fn revisit_state(&self, url: &str) -> Result<Option<RevisitState>, CrawlError>;
+    /// [`revisit_state`](CrawlStateStore::revisit_state) and
+    /// [`archived_record`](CrawlStateStore::archived_record) of `url` together: the engine
+    /// asks for both before each fetch, and a backend whose reads are round trips answers them
+    /// in one.
+    fn url_progress(&self, url: &str) -> Result<UrlProgress, CrawlError> {
+        Ok(UrlProgress {
+            revisit: self.revisit_state(url)?,
+            archived: self.archived_record(url)?,
+        })
+    }
     /// Records (or replaces) the revisit state of `url`.
     fn record_revisit_state(&self, url: &str, state: &RevisitState) -> Result<(), CrawlError>;
     /// Every URL with a revisit state (read when a round is seeded).
@@ -364,6 +384,25 @@ pub(crate) mod behaviour_suite {
                 state.revisit_state("http://a.example/").unwrap(),
                 Some(revisit(2, "W/\"v2\"")),
                 "the last revisit state wins"
+            );
+            assert_eq!(
+                state.url_progress("http://a.example/").unwrap(),
+                UrlProgress {
+                    revisit: Some(revisit(2, "W/\"v2\"")),
+                    archived: Some(record("2")),
+                },
+                "a URL's progress is its revisit state and archived record"
+            );
+            assert_eq!(
+                state.url_progress("http://a.example/b").unwrap(),
+                UrlProgress {
+                    revisit: Some(revisit(1, "\"b\"")),
+                    archived: None,
+                }
+            );
+            assert_eq!(
+                state.url_progress("http://a.example/never").unwrap(),
+                UrlProgress::default()
             );
             let mut all = state.revisit_states().unwrap();
             all.sort_by(|a, b| a.0.cmp(&b.0));

@@ -44,6 +44,10 @@ pub(crate) struct Fetched<'a> {
     digest: String,
     /// Recrawl: what an earlier round knows of the URL.
     pub(crate) previous: Option<RevisitState>,
+    /// What the state has archived for the URL: read before the fetch, then this fetch's own
+    /// record once remembered (the URL is leased to this fetch alone, so nobody else writes
+    /// it meanwhile).
+    archived: RefCell<Option<ArchivedRecord>>,
     /// What this fetch found, for the URL's revisit state.
     visit: RefCell<Visit>,
 }
@@ -54,6 +58,7 @@ impl<'a> Fetched<'a> {
         lease: &Lease,
         response: FetchedResponse,
         previous: Option<RevisitState>,
+        archived: Option<ArchivedRecord>,
     ) -> Fetched<'a> {
         let digest = PayloadDigest::of(&response.body).to_string();
         Fetched {
@@ -64,13 +69,15 @@ impl<'a> Fetched<'a> {
             response,
             digest,
             previous,
+            archived: RefCell::new(archived),
             visit: RefCell::new(Visit::default()),
         }
     }
 
-    /// The response back (to hand it to [`handle_response`]).
-    pub(crate) fn into_response(self) -> FetchedResponse {
-        self.response
+    /// The response back, with what is archived for the URL (to hand both to
+    /// [`handle_response`]).
+    pub(crate) fn into_response(self) -> (FetchedResponse, Option<ArchivedRecord>) {
+        (self.response, self.archived.into_inner())
     }
 
     /// The payload digest (`sha1:BASE32`).
@@ -83,6 +90,7 @@ impl<'a> Fetched<'a> {
         crate::revisit::record_visit(
             self.engine,
             &self.url,
+            self.previous.as_ref(),
             self.depth,
             &self.response,
             Some(&self.digest),
@@ -120,7 +128,9 @@ impl Fetched<'_> {
     /// What this round already archived for the URL (an earlier run of the round: resume).
     pub(crate) fn already_archived(&self) -> Result<Option<ArchivedRecord>, CrawlError> {
         Ok(self
-            .archived_record(self.url.as_str())?
+            .archived
+            .borrow()
+            .clone()
             .filter(|record| record.round >= self.engine.round.number))
     }
 
@@ -179,7 +189,9 @@ impl Fetched<'_> {
         }
         self.engine
             .crawl_state
-            .record_archived(self.url.as_str(), &info)
+            .record_archived(self.url.as_str(), &info)?;
+        *self.archived.borrow_mut() = Some(info);
+        Ok(())
     }
 
     /// Writes `response` + `request` unless an earlier run already did (resume).
@@ -339,14 +351,16 @@ impl Fetched<'_> {
 
 /// Handles one response; returns the frontier outcome and, for retryable failures, the line to
 /// log if the frontier gives up.
-/// `previous`: what an earlier round knows of the URL (recrawl).
+/// `previous`: what an earlier round knows of the URL (recrawl); `archived`: what the state
+/// had archived for it before the fetch.
 pub(crate) fn handle_response(
     engine: &Engine,
     lease: &Lease,
     response: FetchedResponse,
     previous: Option<RevisitState>,
+    archived: Option<ArchivedRecord>,
 ) -> Handled {
-    let fetched = Fetched::new(engine, lease, response, previous);
+    let fetched = Fetched::new(engine, lease, response, previous, archived);
     match fetched.response.status_class() {
         StatusClass::Success => {
             let handled = handle_success(&fetched)?;

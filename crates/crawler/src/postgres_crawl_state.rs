@@ -23,7 +23,7 @@ use sqlx::postgres::PgPool;
 
 use crate::crawl_state::{
     ArchiveCheckpoint, ArchivedRecord, CrawlLogCheckpoint, CrawlStateStore, LoggedHost,
-    RevisitState, RoundState, ScheduledSiteState, Soft404Probe,
+    RevisitState, RoundState, ScheduledSiteState, Soft404Probe, UrlProgress,
 };
 use crate::error::CrawlError;
 
@@ -500,6 +500,27 @@ impl CrawlStateStore for PostgresCrawlState {
 
     fn revisit_state(&self, url: &str) -> Result<Option<RevisitState>, CrawlError> {
         self.read_json(&REVISIT, url)
+    }
+
+    /// One statement for both (asked before every fetch).
+    fn url_progress(&self, url: &str) -> Result<UrlProgress, CrawlError> {
+        let url = url.to_string();
+        let (revisit, archived): (Option<String>, Option<String>) =
+            self.call("read a URL's progress", move |pool, crawl, _| async move {
+                sqlx::query_as(
+                    "SELECT (SELECT state FROM crawl_revisit WHERE crawl = $1 AND url = $2), \
+                     (SELECT record FROM crawl_archived WHERE crawl = $1 AND url = $2)",
+                )
+                .bind(&crawl)
+                .bind(&url)
+                .fetch_one(&pool)
+                .await
+            })?;
+        // Like the single reads: a value that does not parse is none.
+        Ok(UrlProgress {
+            revisit: revisit.and_then(|text| serde_json::from_str(&text).ok()),
+            archived: archived.and_then(|text| serde_json::from_str(&text).ok()),
+        })
     }
 
     fn record_revisit_state(&self, url: &str, state: &RevisitState) -> Result<(), CrawlError> {

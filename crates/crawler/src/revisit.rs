@@ -13,7 +13,7 @@ use dedupcrawl_frontier::{CanonicalUrl, CanonicalizationRules, EntryKind, Fronti
 use dedupcrawl_index::DocumentFingerprint;
 
 use crate::context::Engine;
-use crate::crawl_state::{ArchivedRecord, CrawlStateStore, RevisitState, RoundState};
+use crate::crawl_state::{ArchivedRecord, CrawlStateStore, RevisitState, RoundState, UrlProgress};
 use crate::error::CrawlError;
 
 /// How a run relates to the rounds before it.
@@ -153,48 +153,42 @@ pub(crate) fn seed_round(engine: &Engine) -> Result<usize, CrawlError> {
     Ok(count)
 }
 
-/// Whether the engine's round already fetched `url` (a URL queued twice by a seeding that was
-/// cut short, or refetched after a resume): it is not fetched again.
-pub(crate) fn fetched_this_round(engine: &Engine, url: &CanonicalUrl) -> Result<bool, CrawlError> {
-    Ok(engine
-        .crawl_state
-        .revisit_state(url.as_str())?
-        .is_some_and(|state| state.round >= engine.round.number))
+/// Whether the engine's round already fetched the URL whose `progress` this is (a URL queued
+/// twice by a seeding that was cut short, or refetched after a resume): it is not fetched
+/// again.
+pub(crate) fn fetched_this_round(engine: &Engine, progress: &UrlProgress) -> bool {
+    progress
+        .revisit
+        .as_ref()
+        .is_some_and(|state| state.round >= engine.round.number)
 }
 
-/// What an earlier round knows of `url`, when this round revisits it.
-pub(crate) fn previous_version(
-    engine: &Engine,
-    url: &CanonicalUrl,
-) -> Result<Option<RevisitState>, CrawlError> {
-    // The first round has no earlier one (and a read per page costs a round trip on
-    // PostgreSQL).
-    if engine.round.number <= 1 {
-        return Ok(None);
-    }
-    Ok(engine
-        .crawl_state
-        .revisit_state(url.as_str())?
-        .filter(|state| state.round < engine.round.number))
+/// What an earlier round knows of the URL whose `progress` this is, when this round revisits
+/// it.
+pub(crate) fn previous_version(engine: &Engine, progress: &UrlProgress) -> Option<RevisitState> {
+    progress
+        .revisit
+        .clone()
+        .filter(|state| state.round < engine.round.number)
 }
 
 /// The request for `url`: conditional (`If-None-Match`, `If-Modified-Since`) when an earlier
 /// round fetched a version whose content is known (its payload digest): an archived page, and
 /// also a duplicate, which has no response record of its own but whose body need not come
 /// again when it did not change (a `304` is then `not_modified` without a revisit record).
-pub(crate) fn request_for(engine: &Engine, url: &CanonicalUrl) -> Result<FetchRequest, CrawlError> {
+pub(crate) fn request_for(url: &CanonicalUrl, previous: Option<&RevisitState>) -> FetchRequest {
     let request = FetchRequest::new(url.url().clone());
-    let Some(previous) = previous_version(engine, url)? else {
-        return Ok(request);
+    let Some(previous) = previous else {
+        return request;
     };
     if previous.payload_digest.is_none() {
-        return Ok(request);
+        return request;
     }
     let validators = Validators {
         etag: previous.etag.clone(),
         last_modified: previous.last_modified.clone(),
     };
-    Ok(request.conditional(&validators))
+    request.conditional(&validators)
 }
 
 /// Resemblance of a page with its previous version's document in the index (MinHash, or the
@@ -261,13 +255,13 @@ pub(crate) struct Visit {
 pub(crate) fn record_visit(
     engine: &Engine,
     url: &CanonicalUrl,
+    previous: Option<&RevisitState>,
     depth: u32,
     response: &FetchedResponse,
     digest: Option<&str>,
     visit: Visit,
 ) -> Result<(), CrawlError> {
     let settings = &engine.config.recrawl;
-    let previous = previous_version(engine, url)?;
     let validators = response.validators();
     let interval = match (&previous, visit.similarity) {
         (Some(previous), Some(similarity)) => {

@@ -9,7 +9,7 @@ use dedupcrawl_frontier::{HostOutcome, Lease};
 
 use crate::context::Engine;
 use crate::crawl_log::Decision;
-use crate::crawl_state::RevisitState;
+use crate::crawl_state::{ArchivedRecord, RevisitState};
 use crate::error::CrawlError;
 use crate::mutex::lock;
 use crate::page::{Fetched, Handled};
@@ -22,16 +22,19 @@ enum Revisit {
     IdenticalPayload,
 }
 
-/// Handles one response, as a revisit when an earlier round fetched the URL.
+/// Handles one response, as a revisit when an earlier round fetched the URL (`previous`, its
+/// version then). `archived`: what the state had archived for the URL before the fetch.
 pub(crate) fn handle_response(
     engine: &Engine,
     lease: &Lease,
     response: FetchedResponse,
+    previous: Option<RevisitState>,
+    archived: Option<ArchivedRecord>,
 ) -> Handled {
-    let Some(previous) = crate::revisit::previous_version(engine, lease.url())? else {
-        return crate::page::handle_response(engine, lease, response, None);
+    let Some(previous) = previous else {
+        return crate::page::handle_response(engine, lease, response, None, archived);
     };
-    let fetched = Fetched::new(engine, lease, response, Some(previous.clone()));
+    let fetched = Fetched::new(engine, lease, response, Some(previous.clone()), archived);
     let status = fetched.response.status;
     // Validators were sent only for a version with a known payload (see `request_for`).
     if status == 304 && previous.payload_digest.is_some() {
@@ -46,8 +49,8 @@ pub(crate) fn handle_response(
     {
         return revisit(&fetched, &previous, Revisit::IdenticalPayload);
     }
-    let response = fetched.into_response();
-    crate::page::handle_response(engine, lease, response, Some(previous))
+    let (response, archived) = fetched.into_response();
+    crate::page::handle_response(engine, lease, response, Some(previous), archived)
 }
 
 /// Writes a `revisit` record referring to the previous version's response (once per round),

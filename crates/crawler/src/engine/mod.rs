@@ -235,7 +235,9 @@ impl Engine {
     async fn process(self: Arc<Self>, lease: Lease) -> Result<TaskOutput, CrawlError> {
         let url = lease.url().clone();
         let entry = lease.entry.clone();
-        if crate::revisit::fetched_this_round(&self, &url)? {
+        // One read for what the state knows of the URL (a round trip on PostgreSQL).
+        let progress = self.crawl_state.url_progress(url.as_str())?;
+        if crate::revisit::fetched_this_round(&self, &progress) {
             tracing::debug!(url = %url, "already fetched in this round");
             return Ok(TaskOutput {
                 lease,
@@ -291,7 +293,8 @@ impl Engine {
             tokio::time::sleep(host_delay).await;
         }
         let started = Instant::now();
-        let request = crate::revisit::request_for(&self, &url)?;
+        let previous = crate::revisit::previous_version(&self, &progress);
+        let request = crate::revisit::request_for(&url, previous.as_ref());
         let fetched = self.fetcher.fetch(request).await;
         self.progress.fetched.fetch_add(1, Ordering::Relaxed);
         self.observe_fetch(url.host(), started, &fetched, host_delay);
@@ -325,8 +328,15 @@ impl Engine {
                 self.health.record_success(url.host());
                 let engine = Arc::clone(&self);
                 let lease_for_page = lease.clone();
+                let archived = progress.archived;
                 let (outcome, failure) = tokio::task::spawn_blocking(move || {
-                    crate::revisit_page::handle_response(&engine, &lease_for_page, response)
+                    crate::revisit_page::handle_response(
+                        &engine,
+                        &lease_for_page,
+                        response,
+                        previous,
+                        archived,
+                    )
                 })
                 .await
                 .map_err(|e| CrawlError::Worker(e.to_string()))??;
