@@ -132,6 +132,61 @@ fn two_workers_never_lease_the_same_url() {
     ));
 }
 
+/// Runs `statement` on the database at `url`.
+fn execute(url: &str, statement: &str) {
+    use sqlx::Connection;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    runtime.block_on(async {
+        let mut connection = sqlx::PgConnection::connect(url).await.expect("connect");
+        sqlx::query(statement)
+            .execute(&mut connection)
+            .await
+            .expect("statement");
+    });
+}
+
+#[test]
+fn keys_a_worker_learnt_are_answered_without_the_database() {
+    use dedupcrawl_frontier::OfferOutcome::{AlreadySeen, Enqueued};
+    let url = fresh_url();
+    let a = worker(&url, "worker-a", DEFAULT_LEASE);
+    let b = worker(&url, "worker-b", DEFAULT_LEASE);
+    assert_eq!(
+        a.offer_all((0..4).map(entry).collect()).expect("offer"),
+        vec![Enqueued; 4]
+    );
+    // B learns from the database that A's URLs are seen; 4 and 5 are new.
+    assert_eq!(
+        b.offer_all((2..6).map(entry).collect()).expect("offer"),
+        vec![AlreadySeen, AlreadySeen, Enqueued, Enqueued]
+    );
+    // The seen set only grows, so what a worker learnt stays true; to show that the known
+    // keys are not asked for again, the test (only) empties the table behind the workers.
+    execute(&url, "DELETE FROM frontier_seen");
+    assert_eq!(
+        b.offer_all((0..7).map(entry).collect()).expect("offer"),
+        vec![
+            Enqueued,
+            Enqueued,
+            AlreadySeen,
+            AlreadySeen,
+            AlreadySeen,
+            AlreadySeen,
+            Enqueued
+        ],
+        "0 and 1 (never offered by B) and 6 are asked for; 2 to 5 are known"
+    );
+    let c = worker(&url, "worker-c", DEFAULT_LEASE);
+    assert_eq!(
+        c.offer_all(vec![entry(3)]).expect("offer"),
+        vec![Enqueued],
+        "a worker that learnt nothing asks the database"
+    );
+}
+
 #[test]
 fn a_dead_workers_leases_come_back_when_they_expire() {
     let url = fresh_url();

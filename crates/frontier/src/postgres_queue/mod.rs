@@ -16,6 +16,10 @@
 //! small runtime of its own ([`StoreRuntime`]), so it may be called from plain threads and from
 //! async tasks alike.
 //!
+//! The seen set only grows, so a URL key the database once answered for is kept in the
+//! worker's memory ([`KnownSeen`]) and answered there: an offer sends the other keys only, and
+//! none at all when a page's links were all offered before.
+//!
 //! A worker with nothing of its own left takes up the hosts other workers queued, and does not
 //! call the crawl finished while they hold leases (`shared_work`).
 //!
@@ -49,6 +53,7 @@
 //!   are fetched twice in that round (the revisit decision sees the second fetch unchanged).
 
 mod host_schedule;
+mod known_seen;
 mod leasing;
 
 use std::future::Future;
@@ -72,6 +77,7 @@ use crate::postgres_schema::connect_and_migrate;
 use crate::queue_storage::{
     FrontLease, HostSpacing, QueueEnd, QueueStorage, SharedWork, StoredCounts,
 };
+use known_seen::KnownSeen;
 
 /// The [`crate::FrontierStore`] on PostgreSQL: polite scheduling over [`PostgresQueue`].
 pub type PostgresFrontierStore = PoliteFrontier<PostgresQueue>;
@@ -110,6 +116,8 @@ pub struct PostgresQueue {
     /// Unix milliseconds before which [`QueueStorage::promote_due`] has nothing to look for
     /// (see there).
     next_promote_check: Mutex<u64>,
+    /// URL keys known to be in the seen set: answered without a round trip.
+    known_seen: KnownSeen,
     reconnect: Reconnect,
     runtime: StoreRuntime,
 }
@@ -155,6 +163,7 @@ impl PostgresFrontierStore {
             last_keep_alive: std::sync::Mutex::new(std::time::Instant::now()),
             book: Mutex::default(),
             next_promote_check: Mutex::new(0),
+            known_seen: KnownSeen::default(),
             reconnect: Reconnect::new("frontier", config.reconnect_for),
             runtime,
         };
@@ -262,7 +271,8 @@ impl QueueStorage for PostgresQueue {
         Ok(self.offer_and_mark_seen(entries, &[])?.0)
     }
 
-    /// One statement for both.
+    /// One statement for both, for the keys not known to be seen ([`KnownSeen`]); none when
+    /// every key is.
     fn offer_and_mark_seen(
         &self,
         entries: Vec<FrontierEntry>,
@@ -270,20 +280,37 @@ impl QueueStorage for PostgresQueue {
     ) -> Result<(Vec<OfferOutcome>, Vec<bool>), FrontierError> {
         let keys: Vec<Vec<u8>> = entries.iter().map(|e| url_key(&e.url)).collect();
         let seen_keys: Vec<Vec<u8>> = seen_only.iter().map(url_key).collect();
-        let (hosts, texts): (Vec<String>, Vec<String>) = entry_rows(entries).into_iter().unzip();
-        let (asked, asked_seen) = (keys.clone(), seen_keys.clone());
-        let inserted: Vec<Vec<u8>> =
-            self.autocommit("offer URLs", move |pool, crawl, _| async move {
-                sqlx::query_scalar(OFFER_STATEMENT)
-                    .bind(&crawl)
-                    .bind(&asked)
-                    .bind(&hosts)
-                    .bind(&texts)
-                    .bind(&asked_seen)
-                    .fetch_all(&pool)
-                    .await
-            })?;
-        let mut new: std::collections::HashSet<Vec<u8>> = inserted.into_iter().collect();
+        let (mut asked, mut rows) = (Vec::new(), Vec::new());
+        for (key, entry) in keys.iter().zip(entries) {
+            if !self.known_seen.contains(key) {
+                asked.push(key.clone());
+                rows.push(entry);
+            }
+        }
+        let asked_seen: Vec<Vec<u8>> = seen_keys
+            .iter()
+            .filter(|key| !self.known_seen.contains(key))
+            .cloned()
+            .collect();
+        let mut new: std::collections::HashSet<Vec<u8>> = std::collections::HashSet::new();
+        if !asked.is_empty() || !asked_seen.is_empty() {
+            let (hosts, texts): (Vec<String>, Vec<String>) = entry_rows(rows).into_iter().unzip();
+            let (sent, sent_seen) = (asked.clone(), asked_seen.clone());
+            let inserted: Vec<Vec<u8>> =
+                self.autocommit("offer URLs", move |pool, crawl, _| async move {
+                    sqlx::query_scalar(OFFER_STATEMENT)
+                        .bind(&crawl)
+                        .bind(&sent)
+                        .bind(&hosts)
+                        .bind(&texts)
+                        .bind(&sent_seen)
+                        .fetch_all(&pool)
+                        .await
+                })?;
+            self.known_seen.learn(&asked);
+            self.known_seen.learn(&asked_seen);
+            new.extend(inserted);
+        }
         // The first of the batch with a new key is the one enqueued (or new).
         let outcomes = keys
             .iter()
@@ -303,6 +330,7 @@ impl QueueStorage for PostgresQueue {
 
     fn offer_again(&self, entries: Vec<FrontierEntry>) -> Result<(), FrontierError> {
         let keys: Vec<Vec<u8>> = entries.iter().map(|e| url_key(&e.url)).collect();
+        let learnt = keys.clone();
         let rows = entry_rows(entries);
         self.transaction("offer URLs again", move |mut tx, crawl, _| async move {
             sqlx::query(
@@ -315,36 +343,52 @@ impl QueueStorage for PostgresQueue {
             .await?;
             enqueue_at_back(&mut tx, &crawl, rows).await?;
             Ok(((), tx))
-        })
+        })?;
+        self.known_seen.learn(&learnt);
+        Ok(())
     }
 
     fn contains(&self, url: &CanonicalUrl) -> Result<bool, FrontierError> {
         let key = url_key(url);
-        self.autocommit("look a URL up", move |pool, crawl, _| async move {
+        if self.known_seen.contains(&key) {
+            return Ok(true);
+        }
+        let asked = key.clone();
+        let seen = self.autocommit("look a URL up", move |pool, crawl, _| async move {
             let seen: bool = sqlx::query_scalar(
                 "SELECT EXISTS (SELECT 1 FROM frontier_seen WHERE crawl = $1 AND url_key = $2)",
             )
             .bind(&crawl)
-            .bind(&key)
+            .bind(&asked)
             .fetch_one(&pool)
             .await?;
             Ok(seen)
-        })
+        })?;
+        if seen {
+            self.known_seen.learn(&[key]);
+        }
+        Ok(seen)
     }
 
     fn mark_seen(&self, url: &CanonicalUrl) -> Result<bool, FrontierError> {
         let key = url_key(url);
-        self.autocommit("mark a URL seen", move |pool, crawl, _| async move {
+        if self.known_seen.contains(&key) {
+            return Ok(false);
+        }
+        let asked = key.clone();
+        let new = self.autocommit("mark a URL seen", move |pool, crawl, _| async move {
             let inserted = sqlx::query(
                 "INSERT INTO frontier_seen (crawl, url_key) VALUES ($1, $2) ON CONFLICT DO NOTHING",
             )
             .bind(&crawl)
-            .bind(&key)
+            .bind(&asked)
             .execute(&pool)
             .await?
             .rows_affected();
             Ok(inserted == 1)
-        })
+        })?;
+        self.known_seen.learn(&[key]);
+        Ok(new)
     }
 
     fn mark_all_seen(&self, urls: &[CanonicalUrl]) -> Result<Vec<bool>, FrontierError> {
@@ -352,7 +396,15 @@ impl QueueStorage for PostgresQueue {
             return Ok(Vec::new());
         }
         let keys: Vec<Vec<u8>> = urls.iter().map(url_key).collect();
-        let asked = keys.clone();
+        let asked: Vec<Vec<u8>> = keys
+            .iter()
+            .filter(|key| !self.known_seen.contains(key))
+            .cloned()
+            .collect();
+        if asked.is_empty() {
+            return Ok(vec![false; keys.len()]);
+        }
+        let sent = asked.clone();
         let inserted: Vec<Vec<u8>> =
             self.autocommit("mark URLs seen", move |pool, crawl, _| async move {
                 sqlx::query_scalar(
@@ -361,10 +413,11 @@ impl QueueStorage for PostgresQueue {
                      ON CONFLICT DO NOTHING RETURNING url_key",
                 )
                 .bind(&crawl)
-                .bind(&asked)
+                .bind(&sent)
                 .fetch_all(&pool)
                 .await
             })?;
+        self.known_seen.learn(&asked);
         let mut new: std::collections::HashSet<Vec<u8>> = inserted.into_iter().collect();
         // The first of the batch with a new key is the new one.
         Ok(keys.iter().map(|key| new.remove(key)).collect())
