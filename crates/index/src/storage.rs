@@ -5,6 +5,8 @@
 use crate::record::{DocumentId, StoredDocument};
 use crate::{IndexConfig, IndexError};
 
+/// Version 11: a warm host's model judges a block by the extractor's verdicts on its text in
+/// the host's cold start before its place (the compared text of rustdoc's pages changed).
 /// Version 10: the extractor's verdict is mapped onto our blocks whole matches first and content
 /// before page chrome (the compared text of some pages changed). Version 9: the main-content
 /// view keeps the code blocks of a page's content region (the compared text of pages with code
@@ -13,7 +15,7 @@ use crate::{IndexConfig, IndexError};
 /// the document log (version 7 rebuilt them in RAM at open). Version 7: block keys are hashes of
 /// a block's normalized tokens, stored for cluster members too. Every backend stores it and
 /// refuses another one.
-pub(crate) const FORMAT_VERSION: &str = "dedupcrawl-index/10";
+pub(crate) const FORMAT_VERSION: &str = "dedupcrawl-index/11";
 
 /// The settings signatures depend on, as stored with an index: reopening with other ones is
 /// [`IndexError::ParameterMismatch`].

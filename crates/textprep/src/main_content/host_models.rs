@@ -126,6 +126,16 @@ impl MainContent {
         if route == Route::Model
             && let Some(mask) = self.model_view(host, page)
         {
+            if std::env::var_os("DEBUG_VIEW").is_some() {
+                let kept: Vec<&str> = page
+                    .blocks
+                    .iter()
+                    .zip(&mask.mask)
+                    .filter(|(_, k)| **k)
+                    .map(|(b, _)| b.text.as_str())
+                    .collect();
+                eprintln!("VIEW {:?} {:?}", url, kept);
+            }
             return mask;
         }
         if html.len() > EXTRACTOR_MAX_BYTES {
@@ -153,7 +163,7 @@ impl MainContent {
             } else {
                 0
             };
-            state.model.learn(page, &decided.mask);
+            state.model.learn_cold_start(page, &decided.mask);
             return decided;
         }
         state.model.learn(page, &decided.mask);
