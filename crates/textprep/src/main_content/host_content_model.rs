@@ -55,7 +55,8 @@ enum PathKnown {
     Unknown,
     /// Kept (or dropped) at least [`CLEAR_SHARE`] of the time.
     Clear(bool),
-    /// Seen both ways: a block's text decides, if the extractor judged it alike each time.
+    /// Seen both ways: a block's text decides when the extractor dropped it each time it
+    /// saw it there ([`HostContentModel::learn_cold_start`]).
     Mixed,
 }
 
@@ -136,9 +137,13 @@ impl HostContentModel {
     /// place. rustdoc puts a type's own method docs and the boilerplate docs of its trait
     /// implementations ("Tests for `!=`…", "Performs the `-` operation.") at one path; the
     /// extractor keeps the first and drops the second, so the path is mixed and the model kept
-    /// both (std: model and extractor agreed at F1 0.922). A text the extractor judged the same
-    /// way each time is judged so again. Texts are learnt on cold-start pages only, so they
-    /// are settled once the host is warm (see [`view`](Self::view)).
+    /// both (std: model and extractor agreed at F1 0.922). At a mixed path, a text of
+    /// [`TEXT_MIN_WORDS`] words or more that the extractor dropped there on each of
+    /// [`TEXT_MIN_PAGES`] cold-start pages or more is dropped again. Only dropped: texts it kept
+    /// were tried too, and a listing's sidebar teasers, kept on the listings of the cold start,
+    /// then stayed in every story's view (issue 10's unseen seeds: a story merged with its home
+    /// page). Texts are learnt on cold-start pages only, so they are settled once the host is
+    /// warm (see [`view`](Self::view)).
     pub fn learn_cold_start(&mut self, page: &ExtractedPage, mask: &[bool]) {
         let mut seen_here = rustc_hash::FxHashSet::default();
         for (block, &content) in page.blocks.iter().zip(mask) {
@@ -164,8 +169,8 @@ impl HostContentModel {
         (votes.pages >= TEXT_MIN_PAGES && votes.kept == 0).then_some(false)
     }
 
-    /// What the model knows of a block: its path's votes, else (a path not seen, or seen
-    /// both ways) its shape's.
+    /// What the model knows of a block: its path's votes; at a path seen both ways, its text's
+    /// ([`text_verdict`](Self::text_verdict)); else its shape's.
     fn verdict(&self, block: &TextBlock) -> Option<bool> {
         let [path, shape] = model_keys(block);
         match self.path_votes(path) {
