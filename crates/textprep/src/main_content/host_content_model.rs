@@ -137,9 +137,9 @@ impl HostContentModel {
     /// place. rustdoc puts a type's own method docs and the boilerplate docs of its trait
     /// implementations ("Tests for `!=`…", "Performs the `-` operation.") at one path; the
     /// extractor keeps the first and drops the second, so the path is mixed and the model kept
-    /// both (std: model and extractor agreed at F1 0.922). At a mixed path, a text of
-    /// [`TEXT_MIN_WORDS`] words or more that the extractor dropped there on each of
-    /// [`TEXT_MIN_PAGES`] cold-start pages or more is dropped again. Only dropped: texts it kept
+    /// both (std: model and extractor agreed at F1 0.922). At a mixed path, a text of 5 words
+    /// or more that the extractor dropped there on each of 2 cold-start pages or more is
+    /// dropped again. Only dropped: texts it kept
     /// were tried too, and a listing's sidebar teasers, kept on the listings of the cold start,
     /// then stayed in every story's view (issue 10's unseen seeds: a story merged with its home
     /// page). Texts are learnt on cold-start pages only, so they are settled once the host is
