@@ -114,6 +114,7 @@ mod mutex;
 mod observe_hooks;
 mod output_paths;
 mod page;
+mod page_archive;
 mod postgres_crawl_state;
 mod postgres_schedule_lock;
 mod progress;

@@ -38,6 +38,14 @@ impl KnownSeen {
         self.lock().contains(&key)
     }
 
+    /// The keys of `keys` not known to be seen, in order: what to ask the database.
+    pub(crate) fn unknown(&self, keys: &[Vec<u8>]) -> Vec<Vec<u8>> {
+        keys.iter()
+            .filter(|key| !self.contains(key))
+            .cloned()
+            .collect()
+    }
+
     /// Records keys the database has answered for: they are in the seen set now.
     pub(crate) fn learn<K: AsRef<[u8]>>(&self, keys: &[K]) {
         let mut known = self.lock();

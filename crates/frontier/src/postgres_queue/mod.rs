@@ -287,11 +287,7 @@ impl QueueStorage for PostgresQueue {
                 rows.push(entry);
             }
         }
-        let asked_seen: Vec<Vec<u8>> = seen_keys
-            .iter()
-            .filter(|key| !self.known_seen.contains(key))
-            .cloned()
-            .collect();
+        let asked_seen = self.known_seen.unknown(&seen_keys);
         let mut new: std::collections::HashSet<Vec<u8>> = std::collections::HashSet::new();
         if !asked.is_empty() || !asked_seen.is_empty() {
             let (hosts, texts): (Vec<String>, Vec<String>) = entry_rows(rows).into_iter().unzip();
@@ -396,11 +392,7 @@ impl QueueStorage for PostgresQueue {
             return Ok(Vec::new());
         }
         let keys: Vec<Vec<u8>> = urls.iter().map(url_key).collect();
-        let asked: Vec<Vec<u8>> = keys
-            .iter()
-            .filter(|key| !self.known_seen.contains(key))
-            .cloned()
-            .collect();
+        let asked = self.known_seen.unknown(&keys);
         if asked.is_empty() {
             return Ok(vec![false; keys.len()]);
         }
