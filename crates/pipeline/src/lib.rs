@@ -271,13 +271,14 @@ impl DedupStage {
         if self.settings.view == View::MainContent {
             let url = name.contains("://").then_some(name);
             let rules = self.textprep.config().boilerplate;
-            page.content = Some(self.main_content.decide_with_fallback(
+            let content = self.main_content.decide_with_fallback(
                 host,
                 html,
                 url,
                 &page.extracted,
                 &|block| rules.is_content_candidate(block),
-            ));
+            );
+            self.textprep.set_main_content(page, content);
         }
     }
 

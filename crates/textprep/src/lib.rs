@@ -108,7 +108,9 @@ impl BoilerplateRules {
 #[serde(default, deny_unknown_fields)]
 pub struct TextPrepConfig {
     pub normalize: NormalizeOptions,
-    /// Detect the language from the text when `<html lang>` names none we can stem.
+    /// Decide the language from the text: when `<html lang>` names none we can stem, and when
+    /// the text does not look like the language it names (see [`decide_language`]). Off, the
+    /// declaration (else `default_language`) is taken as it is.
     pub detect_language: bool,
     /// The language when nothing says otherwise.
     pub default_language: Language,
@@ -169,25 +171,12 @@ impl TextPrep {
         &self.normalizer
     }
 
-    /// Extracts the page and decides its language.
+    /// Extracts the page and decides its language from its text outside page chrome (decided
+    /// again from the main content by [`set_main_content`](Self::set_main_content)).
     pub fn prepare(&self, html: &str) -> PreparedPage {
         let extracted = extract_capped(html, self.config.max_links.unwrap_or(usize::MAX));
-        let mut sample = String::new();
-        if extracted.lang_attribute.is_none() && self.config.detect_language {
-            for block in extracted.blocks.iter().filter(|b| !b.in_chrome) {
-                sample.push_str(&block.text);
-                sample.push(' ');
-                if sample.len() > 2048 {
-                    break;
-                }
-            }
-        }
-        let (language, language_source) = decide_language(
-            extracted.lang_attribute.as_deref(),
-            &sample,
-            self.config.detect_language,
-            self.config.default_language,
-        );
+        let (language, language_source) =
+            self.decide_language(&extracted, |block| !block.in_chrome);
         PreparedPage {
             extracted,
             language,
@@ -196,18 +185,55 @@ impl TextPrep {
         }
     }
 
+    /// Sets the page's main content, and decides its language again from that text: the
+    /// chrome of an i18n site is in the site's language when an untranslated page's content
+    /// is not, and a short page's content is outweighed by its navigation.
+    pub fn set_main_content(&self, page: &mut PreparedPage, content: ContentMask) {
+        let mut kept = content.mask.iter();
+        let (language, language_source) =
+            self.decide_language(&page.extracted, |_| kept.next().copied().unwrap_or(false));
+        page.language = language;
+        page.language_source = language_source;
+        page.content = Some(content);
+    }
+
+    /// [`decide_language`] over the first 2 KB of the blocks `include` takes, in page order.
+    fn decide_language(
+        &self,
+        extracted: &ExtractedPage,
+        mut include: impl FnMut(&TextBlock) -> bool,
+    ) -> (Language, LanguageSource) {
+        let mut sample = String::new();
+        if self.config.detect_language {
+            for block in &extracted.blocks {
+                if !include(block) {
+                    continue;
+                }
+                sample.push_str(&block.text);
+                sample.push(' ');
+                if sample.len() > 2048 {
+                    break;
+                }
+            }
+        }
+        decide_language(
+            extracted.lang_attribute.as_deref(),
+            &sample,
+            self.config.detect_language,
+            self.config.default_language,
+        )
+    }
+
     /// [`prepare`](Self::prepare), and the main content decided from the page alone (no host
     /// evidence) by the page-level extractor: the view `extract`, `compare` and `export`
     /// show. `url` helps the extractor tell the kind of page.
     pub fn prepare_alone(&self, html: &str, url: Option<&str>) -> PreparedPage {
         let mut page = self.prepare(html);
         let rules = self.config.boilerplate;
-        page.content = Some(main_content::decide_alone(
-            html,
-            url,
-            &page.extracted,
-            &|block| rules.is_content_candidate(block),
-        ));
+        let content = main_content::decide_alone(html, url, &page.extracted, &|block| {
+            rules.is_content_candidate(block)
+        });
+        self.set_main_content(&mut page, content);
         page
     }
 

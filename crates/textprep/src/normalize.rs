@@ -6,7 +6,7 @@
 use std::cell::RefCell;
 use std::sync::OnceLock;
 
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 use unicode_segmentation::UnicodeSegmentation;
 use xxhash_rust::xxh3::{xxh3_64, xxh3_64_with_seed};
 
@@ -79,22 +79,11 @@ pub fn hash_token(token: &str) -> u64 {
     xxh3_64(token.as_bytes())
 }
 
-struct LanguageResources {
-    stop_words: FxHashSet<&'static str>,
-    stemmer: rust_stemmers::Stemmer,
-}
-
-fn resources(language: Language) -> &'static LanguageResources {
-    static TABLES: [OnceLock<LanguageResources>; Language::ALL.len()] =
+fn stemmer(language: Language) -> &'static rust_stemmers::Stemmer {
+    static TABLES: [OnceLock<rust_stemmers::Stemmer>; Language::ALL.len()] =
         [const { OnceLock::new() }; Language::ALL.len()];
-    TABLES[language as usize].get_or_init(|| LanguageResources {
-        stop_words: stop_words::lookup(language.code())
-            .unwrap_or(&[])
-            .iter()
-            .copied()
-            .collect(),
-        stemmer: rust_stemmers::Stemmer::create(language.stemmer_algorithm()),
-    })
+    TABLES[language as usize]
+        .get_or_init(|| rust_stemmers::Stemmer::create(language.stemmer_algorithm()))
 }
 
 /// Words are looked up in a per-thread cache: vocabularies are Zipfian, so after a few pages
@@ -199,12 +188,11 @@ impl Normalizer {
             // An identifier or a number: neither a stop word nor a word to stem.
             return Some(word.to_string());
         }
-        let resources = resources(language);
-        if options.remove_stopwords && resources.stop_words.contains(word) {
+        if options.remove_stopwords && language.stop_words().contains(word) {
             return None;
         }
         if options.stem {
-            Some(resources.stemmer.stem(word).into_owned())
+            Some(stemmer(language).stem(word).into_owned())
         } else {
             Some(word.to_string())
         }

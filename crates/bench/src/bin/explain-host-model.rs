@@ -31,10 +31,19 @@ fn main() -> anyhow::Result<()> {
         }
         let alone = main.decide_alone(&html, None, &page, &|_| false);
         let mut lines = Vec::new();
+        let (mut page_words, mut model_only_words, mut extractor_only_words) = (0, 0, 0);
         for ((block, &model), &extractor) in page.blocks.iter().zip(&decided.mask).zip(&alone.mask)
         {
+            if extractor {
+                page_words += block.word_count();
+            }
             if model == extractor {
                 continue;
+            }
+            if model {
+                model_only_words += block.word_count();
+            } else {
+                extractor_only_words += block.word_count();
             }
             let text: String = block.text.chars().take(70).collect();
             let key = format!("{:?} {text}", block.kind);
@@ -50,8 +59,20 @@ fn main() -> anyhow::Result<()> {
             ));
         }
         if !lines.is_empty() {
-            println!("{}", path.display());
-            lines.iter().take(12).for_each(|l| println!("{l}"));
+            println!(
+                "{} (extractor {page_words} words; only the model {model_only_words}, \
+                 only the extractor {extractor_only_words})",
+                path.display()
+            );
+            lines
+                .iter()
+                .take(
+                    std::env::var("LINES")
+                        .ok()
+                        .and_then(|n| n.parse().ok())
+                        .unwrap_or(12),
+                )
+                .for_each(|l| println!("{l}"));
         }
     }
     for (name, counts) in [

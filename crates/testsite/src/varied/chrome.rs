@@ -42,6 +42,9 @@ pub(crate) struct Chrome {
     /// Tables style: paragraphs as text and `<br><br>` instead of `<p>`.
     pub(crate) br_paragraphs: bool,
     pub(crate) year: u64,
+    /// The `<html lang>` the host declares (English unless a host says otherwise, whatever
+    /// language its text is in).
+    pub(crate) lang: &'static str,
 }
 
 const MENU_LABELS: &[&str] = &[
@@ -200,6 +203,7 @@ impl Chrome {
             share,
             br_paragraphs,
             year,
+            lang: "en",
         }
     }
 
@@ -226,6 +230,7 @@ impl Chrome {
             share: None,
             br_paragraphs: false,
             year: 2026,
+            lang: "en",
         }
     }
 

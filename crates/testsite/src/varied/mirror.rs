@@ -52,6 +52,11 @@ pub(crate) fn build(
     let mut targets: Vec<(String, String)> = vec![("/".into(), "Home".into())];
     targets.extend(info.iter().map(|(p, l, _)| (p.clone(), l.clone())));
     let mut chrome = Chrome::draw(style, brand, &targets, draw);
+    // An i18n mirror: its copies are the untranslated English originals, served under the
+    // declaration of the mirror's own language (the brand picks it, so the seed's draws stay
+    // as they were).
+    const DECLARED: [&str; 5] = ["es", "de", "fr", "pt-BR", "it"];
+    chrome.lang = DECLARED[brand.bytes().map(usize::from).sum::<usize>() % DECLARED.len()];
     let ads: Vec<String> = (0..4).map(|_| draw.snippet(18, 35)).collect();
 
     let mut pages = HostPages::new();

@@ -12,7 +12,8 @@
 //!   `/category/X`, `/tag/Y`), multi-part long reads (parts first for odd stories, the whole
 //!   first for even ones) and an endless events calendar (the trap);
 //! * **mirror**: ≥ 20 news articles republished in the mirror's own style with edits (an ad
-//!   in the body, a paragraph added or removed, another byline), 0.75-0.97 alike;
+//!   in the body, a paragraph added or removed, another byline), 0.75-0.97 alike, under the
+//!   `<html lang>` of another language (an i18n mirror's untranslated copies);
 //! * **noise**: notes whose HTML changes on every request, with AMP, print and `?ref=`
 //!   copies that carry their own noise;
 //! * **reference**: API pages that differ only by identifiers (`u8`/`u16`, `sha1`/`sha256`,

@@ -653,8 +653,9 @@ pub(crate) fn render(chrome: &Chrome, page: &Page, extra_widgets: &[Widget]) -> 
         format!("{open}{}{close}", esc(&chrome.brand))
     };
     let tagline = esc(&chrome.tagline);
+    let lang = chrome.lang;
     let head = format!(
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+        "<!DOCTYPE html>\n<html lang=\"{lang}\"><head><meta charset=\"utf-8\">\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
          <title>{title}</title>\n{SCRIPT}\n</head>\n"
     );

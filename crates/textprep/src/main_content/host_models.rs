@@ -126,16 +126,6 @@ impl MainContent {
         if route == Route::Model
             && let Some(mask) = self.model_view(host, page)
         {
-            if std::env::var_os("DEBUG_VIEW").is_some() {
-                let kept: Vec<&str> = page
-                    .blocks
-                    .iter()
-                    .zip(&mask.mask)
-                    .filter(|(_, k)| **k)
-                    .map(|(b, _)| b.text.as_str())
-                    .collect();
-                eprintln!("VIEW {:?} {:?}", url, kept);
-            }
             return mask;
         }
         if html.len() > EXTRACTOR_MAX_BYTES {
