@@ -39,7 +39,7 @@ impl WarcCompression {
     }
 }
 
-/// Where and how a [`WarcWriter`] writes.
+/// Where and how a [`WarcWriter`](crate::WarcWriter) writes.
 #[derive(Debug, Clone)]
 pub struct WarcWriterConfig {
     /// Directory of the WARC files (created if missing).

@@ -54,7 +54,7 @@
 //! * Soft 404s (a host answering `200` to any path): once per host, after robots.txt,
 //!   `crawl.soft_404_probes` random paths that cannot exist are requested; a `200` HTML answer
 //!   is the host's soft-404 model, and a page that resembles it (and has no substantial block
-//!   of its own) is logged `soft_404`: not archived, links not enqueued ([`soft_404`]).
+//!   of its own) is logged `soft_404`: not archived, links not enqueued (`soft_404.rs`).
 //! * Non-HTML: never parsed; archived with exact (payload) dedup, or skipped
 //!   (`archive.non_html = "skip"`).
 //! * Bodies over `fetch.max_body_bytes`: truncated (archived with `WARC-Truncated: length`, log

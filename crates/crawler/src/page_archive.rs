@@ -15,12 +15,11 @@ use crate::page::Fetched;
 
 impl Fetched<'_> {
     /// What this round already archived for the URL (an earlier run of the round: resume).
-    pub(crate) fn already_archived(&self) -> Result<Option<ArchivedRecord>, CrawlError> {
-        Ok(self
-            .archived
+    pub(crate) fn already_archived(&self) -> Option<ArchivedRecord> {
+        self.archived
             .borrow()
             .clone()
-            .filter(|record| record.round >= self.engine.round.number))
+            .filter(|record| record.round >= self.engine.round.number)
     }
 
     /// What an earlier fetch archived for `url` (its record location), if anything.
@@ -85,7 +84,7 @@ impl Fetched<'_> {
 
     /// Writes `response` + `request` unless an earlier run already did (resume).
     pub(crate) fn archive_capture(&self) -> Result<(), CrawlError> {
-        if self.already_archived()?.is_some() {
+        if self.already_archived().is_some() {
             return Ok(());
         }
         let (request, response) = self.heads();
@@ -102,7 +101,7 @@ impl Fetched<'_> {
     /// Writes an identical-payload `revisit` pointing at `original`'s capture, if it was
     /// archived. Returns whether one was written.
     pub(crate) fn archive_revisit(&self, original_url: &str) -> Result<bool, CrawlError> {
-        if self.already_archived()?.is_some() {
+        if self.already_archived().is_some() {
             return Ok(true);
         }
         let Some(original) = self.archived_record(original_url)? else {
@@ -146,7 +145,7 @@ impl Fetched<'_> {
         method: &str,
         text: Option<String>,
     ) -> Result<(), CrawlError> {
-        if self.already_archived()?.is_some() {
+        if self.already_archived().is_some() {
             return Ok(());
         }
         let original = self.archived_record(original_url)?;

@@ -68,7 +68,7 @@ fn revisit(fetched: &Fetched<'_>, previous: &RevisitState, kind: Revisit) -> Han
     line.change_similarity = None;
     match &previous.record {
         Some(record) if record.record_type == "response" && record.date.is_some() => {
-            if fetched.already_archived()?.is_none() {
+            if fetched.already_archived().is_none() {
                 let original = OriginalCapture {
                     target_uri: fetched.url.as_str().to_string(),
                     warc_date: record.date.unwrap_or_default(),

@@ -1,4 +1,4 @@
-//! The document log: every indexed document's record ([`StoredDocument::encode`]), appended
+//! The document log: every indexed document's record (`StoredDocument::encode`), appended
 //! to one file, with removals appended as tombstones. The index's sled tree records how many
 //! bytes of it are committed (in the same batch as the document's other writes); on open the
 //! file is cut back to that length, so a process killed between the append and the batch

@@ -573,7 +573,7 @@ impl DedupIndex for PostgresDedupIndex {
     }
 
     /// Every check-and-insert and removal is committed when it returns; the template block
-    /// counts kept ([`PendingBlockCounts`]) are written.
+    /// counts kept (`PendingBlockCounts`) are written.
     fn flush(&self) -> Result<(), IndexError> {
         let mut pending = self.lock_pending_counts();
         self.write_pending_counts(&mut pending)

@@ -33,7 +33,7 @@ const TITLE_LINK_DENSITY: f32 = 0.8;
 const MIN_CARDS: usize = 3;
 
 /// For each block of `page`, whether it is a teaser: the text under a linked title in a
-/// small card ([`crate::cards`]), [`MIN_CARDS`] or more such cards at one place of the page.
+/// small card (a linked title and a caption), three or more such cards at one place of the page.
 pub fn teaser_blocks(page: &ExtractedPage) -> Vec<bool> {
     let mut teasers = vec![false; page.blocks.len()];
     for card in crate::cards::cards(page, MIN_CARDS, &|title: &TextBlock| {

@@ -38,11 +38,21 @@ impl KnownSeen {
         self.lock().contains(&key)
     }
 
+    /// For each of `keys`, whether it is known to be seen: one lock for the batch (a page's
+    /// links).
+    pub(crate) fn known(&self, keys: &[Vec<u8>]) -> Vec<bool> {
+        let known = self.lock();
+        keys.iter()
+            .map(|key| SeenKey::try_from(key.as_slice()).is_ok_and(|key| known.contains(&key)))
+            .collect()
+    }
+
     /// The keys of `keys` not known to be seen, in order: what to ask the database.
     pub(crate) fn unknown(&self, keys: &[Vec<u8>]) -> Vec<Vec<u8>> {
         keys.iter()
-            .filter(|key| !self.contains(key))
-            .cloned()
+            .zip(self.known(keys))
+            .filter(|(_, known)| !known)
+            .map(|(key, _)| key.clone())
             .collect()
     }
 

@@ -281,8 +281,9 @@ impl QueueStorage for PostgresQueue {
         let keys: Vec<Vec<u8>> = entries.iter().map(|e| url_key(&e.url)).collect();
         let seen_keys: Vec<Vec<u8>> = seen_only.iter().map(url_key).collect();
         let (mut asked, mut rows) = (Vec::new(), Vec::new());
-        for (key, entry) in keys.iter().zip(entries) {
-            if !self.known_seen.contains(key) {
+        let known = self.known_seen.known(&keys);
+        for ((key, entry), known) in keys.iter().zip(entries).zip(known) {
+            if !known {
                 asked.push(key.clone());
                 rows.push(entry);
             }
