@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use rayon::prelude::*;
 
-use crate::dedup_common::{DedupArgs, Summary, open_stage, output, progress_bar};
+use crate::dedup_common::{DedupArgs, Summary, contained_pages, open_stage, output, progress_bar};
 
 #[derive(serde::Serialize)]
 struct DecisionLine<'a> {
@@ -18,6 +18,9 @@ struct DecisionLine<'a> {
     decision: &'static str,
     duplicate_of: Option<&'a str>,
     similarity: Option<f64>,
+    /// Earlier pages this (new) page contains, as in the crawl log; only when not empty.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    contains: Vec<&'a str>,
 }
 
 fn html_files(root: &Path) -> anyhow::Result<Vec<PathBuf>> {
@@ -94,6 +97,7 @@ fn run_files(args: DedupArgs) -> anyhow::Result<()> {
                         decision,
                         duplicate_of,
                         similarity,
+                        contains: contained_pages(&verdict.decision),
                     },
                 )?;
                 out.write_all(b"\n")?;

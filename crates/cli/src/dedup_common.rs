@@ -139,6 +139,18 @@ pub fn open_stage(args: &DedupArgs) -> anyhow::Result<DedupStage> {
     Ok(DedupStage::new(Arc::new(index), settings))
 }
 
+/// The pages a new page contains (names, most contained first): a decision line's `contains`,
+/// empty for every other decision.
+pub fn contained_pages(decision: &DedupDecision) -> Vec<&str> {
+    match decision {
+        DedupDecision::New { contains, .. } => contains
+            .iter()
+            .map(|(page, _)| page.name.as_str())
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
 impl Summary {
     /// Counts a decision; returns its JSONL name, the original and the similarity.
     pub fn record<'a>(

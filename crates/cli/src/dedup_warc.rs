@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use dedupcrawl_archive::{RecordType, WarcReader, WarcRecord, WarcWriter, WarcWriterConfig};
 
-use crate::dedup_common::{DedupArgs, Summary, open_stage, output, progress_bar};
+use crate::dedup_common::{DedupArgs, Summary, contained_pages, open_stage, output, progress_bar};
 
 /// Decoded bodies larger than this are cut (as the crawler's default body limit).
 const MAX_DECODED_BODY: u64 = 32 * 1024 * 1024;
@@ -28,6 +28,9 @@ struct WarcDecisionLine<'a> {
     decision: &'static str,
     duplicate_of: Option<&'a str>,
     similarity: Option<f64>,
+    /// Earlier pages this (new) page contains, as in the crawl log; only when not empty.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    contains: Vec<&'a str>,
 }
 
 /// A stored response made ready for the dedup stage.
@@ -185,6 +188,7 @@ pub fn run(args: DedupArgs) -> anyhow::Result<()> {
                     decision,
                     duplicate_of,
                     similarity,
+                    contains: contained_pages(&verdict.decision),
                 },
             )?;
             out.write_all(b"\n")?;

@@ -3,7 +3,9 @@
 //! call of [`DecisionAlgorithm::check`] atomic: a mutex, a transaction); every backend then
 //! decides alike, bit for bit.
 
-use dedupcrawl_sketch::{BlockSketch, MinHashSignature, ModSample};
+use dedupcrawl_sketch::{
+    BlockSketch, MOD_SAMPLE_MAX_MODULUS, MOD_SAMPLE_MIN, MinHashSignature, ModSample,
+};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::candidates::near_candidates;
@@ -30,6 +32,9 @@ const PART_OF_LARGER: f64 = 2.0 / 3.0;
 pub const ADDED_TO_COPY_DRIFT: f64 = 0.05;
 /// Sampled shingles posted (and probed) per document for containment.
 pub(crate) const POSTED_SAMPLES: usize = 16;
+/// Sampled shingles a long document posts (and probes) at most: all of its sample up to this
+/// many, the most divisible first (see [`posted_samples`]).
+const LONG_DOCUMENT_POSTED_SAMPLES: usize = 8192;
 
 /// Whether `doc` has content of its own that `stored`, a page of the same host, lacks (see
 /// [`crate::own_content`]): then it is another page, however alike the rest (a product on a
@@ -42,12 +47,37 @@ fn has_own_content(doc: &DocumentFingerprint, stored: &StoredDocument) -> bool {
             >= crate::own_content::DISTINCT_CONTENT_TOKENS
 }
 
-/// Whether one of `mine` has no counterpart among `theirs` (never, when `theirs` is empty).
-fn lacks_counterpart(mine: &[BlockSketch], theirs: &[BlockSketch]) -> bool {
-    !theirs.is_empty()
-        && mine
-            .iter()
-            .any(|block| !theirs.iter().any(|other| block.is_counterpart(other)))
+/// A page's substantial own blocks, for asking whether another page's blocks all have a
+/// counterpart in it: all of them, not the first [`DocumentFingerprint::block_sketches`] a
+/// record keeps (a book's one-page version has thousands, and its later chapters' blocks are
+/// past the first 512), with the identical ones found by hash.
+struct CounterpartBlocks {
+    sketches: Vec<BlockSketch>,
+    identical: FxHashSet<BlockSketch>,
+}
+
+impl CounterpartBlocks {
+    fn of(doc: &DocumentFingerprint) -> CounterpartBlocks {
+        let sketches: Vec<BlockSketch> = doc.own_content.iter().filter_map(|u| u.sketch).collect();
+        let identical = sketches.iter().copied().collect();
+        CounterpartBlocks {
+            sketches,
+            identical,
+        }
+    }
+
+    /// Whether one of `mine` has no counterpart here (never, when this page has no
+    /// substantial block).
+    fn lack_one_of(&self, mine: &[BlockSketch]) -> bool {
+        !self.sketches.is_empty()
+            && mine.iter().any(|block| {
+                !self.identical.contains(block)
+                    && !self
+                        .sketches
+                        .iter()
+                        .any(|other| block.is_counterpart(other))
+            })
+    }
 }
 
 /// How a decision names a stored document.
@@ -70,12 +100,43 @@ pub(crate) fn token_digest_key(tokens: &dedupcrawl_sketch::TokenDigest) -> u64 {
     tokens.0 as u64
 }
 
-/// The sampled shingles of a MOD_m sample that are posted and probed: the most divisible ones.
+/// Whether a sample is a long document's (taken at [`MOD_SAMPLE_MAX_MODULUS`], more than
+/// twice [`MOD_SAMPLE_MIN`] values): a page that may hold many others (a book's one-page
+/// version, a one-page API reference).
+fn is_long_document(sample: &ModSample) -> bool {
+    sample.modulus >= MOD_SAMPLE_MAX_MODULUS && sample.values.len() > 2 * MOD_SAMPLE_MIN
+}
+
+/// The sampled shingles of a MOD_m sample that are posted and probed: the most divisible ones,
+/// [`POSTED_SAMPLES`] of them, or for a long document all of its sample (at most
+/// [`LONG_DOCUMENT_POSTED_SAMPLES`]).
+///
+/// Why all for a long document: a part probes its own most divisible shingles, which a long
+/// page holds but, posting only its 16 most divisible, did not post (a chapter of 2,000
+/// shingles probes values divisible by about 2^7, a book of 300,000 posted values divisible
+/// by 2^14): the Rust book's `print.html` was found by 0 of its chapters. Posting one shingle
+/// in 64 finds every part with one of those among its probes; the long page, probing all of
+/// them, finds the parts before it.
 pub(crate) fn posted_samples(sample: &ModSample) -> Vec<u64> {
     let mut values = sample.values.clone();
     values.sort_by_key(|v| (std::cmp::Reverse(v.trailing_zeros()), *v));
-    values.truncate(POSTED_SAMPLES);
+    values.truncate(if is_long_document(sample) {
+        LONG_DOCUMENT_POSTED_SAMPLES
+    } else {
+        POSTED_SAMPLES
+    });
     values
+}
+
+/// Documents checked for containment for a document with `sample`: [`CONTAINMENT_CANDIDATES`],
+/// or for a long document one per 8 sampled values up to [`MAX_CANDIDATES`] (the parts it
+/// holds: a part of 512 shingles has 8 values at the long document's modulus).
+pub(crate) fn containment_candidates(sample: &ModSample) -> usize {
+    if is_long_document(sample) {
+        (sample.values.len() / 8).clamp(CONTAINMENT_CANDIDATES, MAX_CANDIDATES)
+    } else {
+        CONTAINMENT_CANDIDATES
+    }
 }
 
 /// A lock key from a kind of lookup and its value (see [`DecisionAlgorithm::lock_keys`]):
@@ -277,7 +338,8 @@ impl DecisionAlgorithm<'_> {
         if sample.values.len() < self.config.containment_min_samples {
             return Ok(found);
         }
-        let ids = state.most_posted(&posted_samples(sample), CONTAINMENT_CANDIDATES)?;
+        let ids = state.most_posted(&posted_samples(sample), containment_candidates(sample))?;
+        let own_blocks = CounterpartBlocks::of(doc);
         let mut inside: Option<(DocumentId, f64)> = None;
         let mut around: Vec<(DocumentId, f64)> = Vec::new();
         let mut copy_elsewhere: Option<(DocumentId, f64)> = None;
@@ -296,8 +358,7 @@ impl DecisionAlgorithm<'_> {
             let same_host = doc.host == stored.host;
             let inside_allowed = !has_own_content(doc, &stored);
             let around_allowed = !(same_host
-                && (!doc.template_known
-                    || lacks_counterpart(&stored.block_sketches, &doc.block_sketches)));
+                && (!doc.template_known || own_blocks.lack_one_of(&stored.block_sketches)));
             let (mut inside_share, mut around_share) = (None, None);
             if let Some(other) = &stored.mod_sample {
                 let modulus = sample.modulus.max(other.modulus);

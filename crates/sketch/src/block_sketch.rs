@@ -21,7 +21,7 @@ const MATCHES_FOR_COPY: usize = 6;
 /// assert!(BlockSketch::of(&words).is_counterpart(&BlockSketch::of(&edited)));
 /// assert!(!BlockSketch::of(&words).is_counterpart(&BlockSketch::of(&other)));
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct BlockSketch(pub [u16; BLOCK_SKETCH_VALUES]);
 
 impl BlockSketch {

@@ -70,7 +70,8 @@ pub fn super_shingles(sorted_sketch: &[u64], w: usize) -> Vec<u64> {
 ///
 /// Unlike MIN_s this sample grows with the document, which makes containment estimable:
 /// if A ⊂ B then V(A) ⊂ V(B) at the same modulus. The modulus is chosen from the document
-/// length so |V| stays in 50..100; samples at modulus 2m derive from those at m (keep the
+/// length so |V| stays in 50..100 (past [`MOD_SAMPLE_MAX_MODULUS`], |V| ≈ n/64); samples at
+/// modulus 2m derive from those at m (keep the
 /// values that are also 0 mod 2m), so two documents compare at the larger of their moduli.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ModSample {
@@ -83,12 +84,20 @@ pub struct ModSample {
 /// Target lower bound of |V|: the modulus is the largest power of two with n/m ≥ this.
 pub const MOD_SAMPLE_MIN: usize = 50;
 
+/// Largest modulus: a document of more than `MOD_SAMPLE_MIN` × this shingles (about 3,200)
+/// keeps one shingle in 64 and its sample grows with it. Why: two documents compare at the
+/// larger modulus, and a part of a large page (a chapter of a book's one-page version: 2,000
+/// shingles in 300,000) had one or two values left there, too few to say it is inside; at 64
+/// it keeps all of its own sample from 3,200 shingles on, and 16 values from 1,000.
+pub const MOD_SAMPLE_MAX_MODULUS: u64 = 64;
+
 impl ModSample {
-    /// Sample of a sorted, deduplicated shingle set with the length-chosen modulus.
+    /// Sample of a sorted, deduplicated shingle set with the length-chosen modulus (at most
+    /// [`MOD_SAMPLE_MAX_MODULUS`]).
     pub fn from_shingles(shingles: &[u64]) -> Self {
         let ratio = (shingles.len() / MOD_SAMPLE_MIN).max(1) as u64;
         // Largest power of two ≤ ratio.
-        let modulus = 1u64 << (63 - ratio.leading_zeros());
+        let modulus = (1u64 << (63 - ratio.leading_zeros())).min(MOD_SAMPLE_MAX_MODULUS);
         Self::with_modulus(shingles, modulus)
     }
 

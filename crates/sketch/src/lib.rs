@@ -41,7 +41,7 @@ mod super_shingle_params;
 pub use block_sketch::{BLOCK_SKETCH_VALUES, BlockSketch};
 pub use blocked_bloom::BlockedBloomFilter;
 pub use bloom::HashBloomFilter;
-pub use broder::{BottomSketch, ModSample, super_shingles};
+pub use broder::{BottomSketch, MOD_SAMPLE_MAX_MODULUS, MOD_SAMPLE_MIN, ModSample, super_shingles};
 pub use digest::{PayloadDigest, TokenDigest};
 pub use lsh::{LshParams, candidate_probability};
 pub use minhash::{MinHashSignature, MinHasher, classic_minhash};

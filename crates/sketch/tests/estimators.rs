@@ -1,8 +1,8 @@
 //! The seed examples and the statistical properties of the estimators.
 
 use dedupcrawl_sketch::{
-    BottomSketch, LshParams, MinHasher, ModSample, candidate_probability, classic_minhash, jaccard,
-    shingle_set,
+    BottomSketch, LshParams, MOD_SAMPLE_MAX_MODULUS, MinHasher, ModSample, candidate_probability,
+    classic_minhash, jaccard, shingle_set,
 };
 use dedupcrawl_textprep::{Language, NormalizeOptions, Normalizer, hash_token};
 use rand::rngs::StdRng;
@@ -188,13 +188,27 @@ fn mod_m_sample_size_and_containment() {
         v.sort_unstable();
         v
     };
-    let sample = ModSample::from_shingles(&big);
-    assert!(sample.modulus.is_power_of_two());
+    // A document of up to 50 × 64 shingles keeps 50..100 values; a longer one is sampled at
+    // the largest modulus and its sample grows with it (one value per 64 shingles).
+    let short = ModSample::from_shingles(&big[..3000]);
+    assert!(short.modulus.is_power_of_two());
     assert!(
-        (40..=130).contains(&sample.values.len()),
+        (40..=130).contains(&short.values.len()),
+        "{}",
+        short.values.len()
+    );
+    let sample = ModSample::from_shingles(&big);
+    assert_eq!(sample.modulus, MOD_SAMPLE_MAX_MODULUS);
+    assert!(
+        (250..=380).contains(&sample.values.len()),
         "{}",
         sample.values.len()
     );
+    // A small part (a chapter of a book's one-page version) still has enough values at the
+    // common modulus to be found inside it.
+    let chapter = ModSample::from_shingles(&big[7000..8500]);
+    assert!(chapter.at_modulus(sample.modulus).values.len() >= 16);
+    assert_eq!(chapter.containment_in(&sample), 1.0);
     // V at 2m derives from V at m.
     let doubled = sample.at_modulus(sample.modulus * 2);
     assert_eq!(doubled, ModSample::with_modulus(&big, sample.modulus * 2));

@@ -14,7 +14,8 @@
 use std::collections::HashMap;
 
 use crate::decision::{
-    CONTAINMENT_CANDIDATES, MAX_CANDIDATES, payload_digest_key, posted_samples, token_digest_key,
+    CONTAINMENT_CANDIDATES, MAX_CANDIDATES, containment_candidates, payload_digest_key,
+    posted_samples, token_digest_key,
 };
 use crate::record::{DocumentId, SAMPLE_BITS, SIGNATURE_BITS, StoredDocument};
 use crate::storage::{MAX_BUCKET_MEMBERS, MAX_POSTINGS_PER_SAMPLE};
@@ -32,6 +33,8 @@ pub(super) struct FirstReads {
     samples: Vec<u64>,
     /// Whether the algorithm looks for containment (a sample large enough).
     rank: bool,
+    /// Documents it checks for containment ([`containment_candidates`]).
+    candidates: usize,
 }
 
 impl FirstReads {
@@ -48,7 +51,12 @@ impl FirstReads {
             token_key: doc.tokens.as_ref().map(token_digest_key),
             band_keys,
             samples: sample.as_ref().map(posted_samples).unwrap_or_default(),
-            rank: sample.is_some_and(|s| s.values.len() >= config.containment_min_samples),
+            rank: sample
+                .as_ref()
+                .is_some_and(|s| s.values.len() >= config.containment_min_samples),
+            candidates: sample
+                .as_ref()
+                .map_or(CONTAINMENT_CANDIDATES, containment_candidates),
         }
     }
 }
@@ -58,7 +66,7 @@ impl FirstReads {
 pub(super) struct ReadAhead {
     digests: Option<DigestsRead>,
     candidates: Option<(Vec<u64>, Vec<DocumentId>)>,
-    most_posted: Option<(Vec<u64>, Vec<DocumentId>)>,
+    most_posted: Option<(Vec<u64>, usize, Vec<DocumentId>)>,
     /// Per band of these band keys: whether its bucket is full.
     full_buckets: Option<(Vec<u64>, Vec<bool>)>,
     /// Per value of these samples: whether its postings are full.
@@ -108,7 +116,7 @@ impl ReadAhead {
         .bind(MAX_BUCKET_MEMBERS as i32)
         .bind(&samples)
         .bind(if reads.rank {
-            CONTAINMENT_CANDIDATES as i32
+            reads.candidates as i32
         } else {
             0
         })
@@ -171,6 +179,7 @@ impl ReadAhead {
             most_posted.sort_unstable();
             ahead.most_posted = Some((
                 reads.samples.clone(),
+                reads.candidates,
                 most_posted.into_iter().map(|(_, id)| id).collect(),
             ));
         }
@@ -231,7 +240,7 @@ impl ReadAhead {
     }
 
     pub(super) fn most_posted(&self, samples: &[u64], limit: usize) -> Option<Vec<DocumentId>> {
-        let (keys, ids) = self.most_posted.as_ref()?;
-        (keys == samples && limit == CONTAINMENT_CANDIDATES).then(|| ids.clone())
+        let (keys, read_limit, ids) = self.most_posted.as_ref()?;
+        (keys == samples && limit == *read_limit).then(|| ids.clone())
     }
 }

@@ -30,7 +30,7 @@ pub trait Backend {
 #[macro_export]
 macro_rules! dedup_index_suite {
     ($new_backend:expr) => {
-        $crate::dedup_index_suite!(@cases $new_backend; decisions_exact_near_contained_and_new, lookup_does_not_insert_and_remove_forgets, concurrent_near_duplicates_never_both_come_back_new, reopened_index_remembers_and_rebuilds_buckets, near_duplicates_link_to_the_closest_page_and_stay_in_its_cluster, a_page_only_like_a_duplicate_and_not_like_any_original_is_new, small_documents_are_verified_by_exact_resemblance, a_copy_on_another_host_that_adds_a_note_is_a_near_duplicate);
+        $crate::dedup_index_suite!(@cases $new_backend; decisions_exact_near_contained_and_new, lookup_does_not_insert_and_remove_forgets, concurrent_near_duplicates_never_both_come_back_new, reopened_index_remembers_and_rebuilds_buckets, near_duplicates_link_to_the_closest_page_and_stay_in_its_cluster, a_page_only_like_a_duplicate_and_not_like_any_original_is_new, small_documents_are_verified_by_exact_resemblance, a_copy_on_another_host_that_adds_a_note_is_a_near_duplicate, a_long_page_and_its_many_parts_find_each_other);
     };
     (@cases $new_backend:expr; $($case:ident),*) => {
         $(
@@ -515,5 +515,49 @@ pub fn a_copy_on_another_host_that_adds_a_note_is_a_near_duplicate(
             assert_eq!(names, ["news/article"]);
         }
         other => panic!("a page that quotes the article: {other:?}"),
+    }
+}
+
+/// A book's one-page version and its chapters, on one host: the chapters fetched before it are
+/// listed in its `contains` (more of them than a page is checked against for containment
+/// otherwise), and those fetched after it are contained in it. Each chapter is a fortieth of
+/// the whole: at the whole's sampling it has a handful of sampled shingles, so the whole
+/// must post all of its own.
+pub fn a_long_page_and_its_many_parts_find_each_other(new_backend: fn() -> Box<dyn Backend>) {
+    let backend = new_backend();
+    let index = backend.open();
+    let chapters: Vec<Vec<Vec<u64>>> = (0..40)
+        .map(|c| (0..8).map(|p| tokens(1_000 + c * 10 + p, 80)).collect())
+        .collect();
+    let chapter =
+        |c: usize| page_of_blocks(&format!("book/ch{c:02}"), "book.example", &chapters[c]);
+    for c in 0..24 {
+        assert!(
+            index.check_and_insert(&chapter(c)).unwrap().is_new(),
+            "chapter {c}"
+        );
+    }
+    let all: Vec<Vec<u64>> = chapters.iter().flatten().cloned().collect();
+    let whole = page_of_blocks("book/print", "book.example", &all);
+    match index.check_and_insert(&whole).unwrap() {
+        DedupDecision::New { contains, .. } => {
+            let mut names: Vec<&str> = contains.iter().map(|(d, _)| d.name.as_str()).collect();
+            names.sort_unstable();
+            let expected: Vec<String> = (0..24).map(|c| format!("book/ch{c:02}")).collect();
+            assert_eq!(names, expected, "the chapters before the whole");
+        }
+        other => panic!("the one-page version: {other:?}"),
+    }
+    for c in 24..40 {
+        match index.check_and_insert(&chapter(c)).unwrap() {
+            DedupDecision::Contained {
+                within,
+                containment,
+            } => {
+                assert_eq!(within.name, "book/print", "chapter {c}");
+                assert!(containment >= 0.9, "chapter {c}: {containment}");
+            }
+            other => panic!("chapter {c} after the whole: {other:?}"),
+        }
     }
 }

@@ -24,7 +24,8 @@
 //! whose true J ≥ 0.75 (threshold 0.8 − 0.05) for `exact_duplicate`/`near_duplicate` (an
 //! `exact_duplicate` of two pages too short to shingle counts when the files are identical:
 //! the dedup links those by payload digest only), and whose true containment |A∩B|/|A| ≥ 0.85
-//! (0.9 − 0.05) for `contained`.
+//! (0.9 − 0.05) for `contained`, and for each page a new page lists in `contains` (the
+//! listed page inside the new one).
 
 use dedupcrawl_bench::{Args, load_page};
 use dedupcrawl_sketch::shingle_set;
@@ -44,6 +45,8 @@ struct Doc {
     path: String,
     decision: String,
     duplicate_of: Option<String>,
+    /// Earlier pages a new page contains (the decision line's `contains`).
+    contains: Vec<String>,
     similarity: Option<f64>,
     page: PreparedPage,
     full: Vec<u64>,
@@ -198,6 +201,15 @@ fn load_docs(file: &str, prep: &TextPrep, corpus: &Corpus) -> anyhow::Result<Vec
             Ok(Doc {
                 decision: line["decision"].as_str().unwrap_or_default().to_string(),
                 duplicate_of: line["duplicate_of"].as_str().map(str::to_string),
+                contains: line["contains"]
+                    .as_array()
+                    .map(|pages| {
+                        pages
+                            .iter()
+                            .filter_map(|page| page.as_str().map(str::to_string))
+                            .collect()
+                    })
+                    .unwrap_or_default(),
                 similarity: line["similarity"].as_f64(),
                 full: shingle_set(&full_tokens, W),
                 main: shingle_set(&main_tokens, W),

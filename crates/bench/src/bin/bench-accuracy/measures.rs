@@ -73,6 +73,9 @@ impl<'a> TruthPairs<'a> {
 pub(crate) struct Clusters<'a> {
     /// (document, the page it names, decision kind).
     pub(crate) links: Vec<(usize, usize, &'a str)>,
+    /// The pages new pages list in `contains`: (listed page, the page that contains it). Not
+    /// cluster links: a page that holds others is archived beside them.
+    pub(crate) listed: Vec<(usize, usize)>,
     /// Links naming a page outside the run.
     pub(crate) unresolved: usize,
     /// Each document's cluster (a representative document).
@@ -88,8 +91,15 @@ impl<'a> Clusters<'a> {
             .collect();
         let mut parent: Vec<usize> = (0..docs.len()).collect();
         let mut links = Vec::new();
+        let mut listed = Vec::new();
         let mut unresolved = 0;
         for (i, d) in docs.iter().enumerate() {
+            for part in &d.contains {
+                match by_path.get(part.as_str()) {
+                    Some(&j) => listed.push((j, i)),
+                    None => unresolved += 1,
+                }
+            }
             if let Some(of) = &d.duplicate_of {
                 match by_path.get(of.as_str()) {
                     Some(&j) => {
@@ -104,6 +114,7 @@ impl<'a> Clusters<'a> {
         let of = (0..docs.len()).map(|i| find(&mut parent, i)).collect();
         Clusters {
             links,
+            listed,
             unresolved,
             of,
         }
@@ -117,7 +128,18 @@ pub(crate) struct PairRecall {
     pub(crate) found: [u64; 2],
     /// True pairs (J ≥ 0.8) not in one cluster: (J, a, b), highest J first.
     pub(crate) missed: Vec<(f64, usize, usize)>,
+    /// Parts: pairs whose smaller page (at least [`PART_MIN_SHINGLES`]) is at least 0.9 inside
+    /// a page at least twice as long; and of them linked (the part contained in it, listed in
+    /// its `contains`, or the two in one cluster).
+    pub(crate) parts: u64,
+    pub(crate) parts_linked: u64,
+    /// Parts not linked: (containment, part, page), highest first.
+    pub(crate) parts_missed: Vec<(f64, usize, usize)>,
 }
+
+/// Shingles a part needs to count in [`PairRecall::parts`]: a moved-page stub or a one-line
+/// page is inside most pages of its site.
+const PART_MIN_SHINGLES: usize = 50;
 
 impl PairRecall {
     pub(crate) fn of(pairs: &TruthPairs<'_>, clusters: &Clusters<'_>) -> PairRecall {
@@ -126,12 +148,36 @@ impl PairRecall {
             true_pairs: [0; 2],
             found: [0; 2],
             missed: Vec::new(),
+            parts: 0,
+            parts_linked: 0,
+            parts_missed: Vec::new(),
         };
+        let listed: std::collections::HashSet<(usize, usize)> =
+            clusters.listed.iter().copied().collect();
         for a in 0..members.len() {
             for b in a + 1..members.len() {
                 let c = pairs.counts.get(a, b);
                 if c == 0 {
                     continue;
+                }
+                let (small, large) = if sets[a].len() <= sets[b].len() {
+                    (a, b)
+                } else {
+                    (b, a)
+                };
+                let inside = f64::from(c) / sets[small].len() as f64;
+                if sets[small].len() >= PART_MIN_SHINGLES
+                    && sets[large].len() >= 2 * sets[small].len()
+                    && inside >= 0.9
+                {
+                    let (part, page) = (members[small], members[large]);
+                    let linked =
+                        clusters.of[part] == clusters.of[page] || listed.contains(&(part, page));
+                    recall.parts += 1;
+                    recall.parts_linked += u64::from(linked);
+                    if !linked {
+                        recall.parts_missed.push((inside, part, page));
+                    }
                 }
                 let j = c as f64 / (sets[a].len() as f64 + sets[b].len() as f64 - c as f64);
                 if j < 0.8 {
@@ -151,8 +197,15 @@ impl PairRecall {
             }
         }
         recall.missed.sort_by(|x, y| y.0.total_cmp(&x.0));
+        recall.parts_missed.sort_by(|x, y| y.0.total_cmp(&x.0));
         recall
     }
+}
+
+/// Whether a link kind claims containment (a `contained` decision, a `contains` entry) rather
+/// than resemblance.
+pub(crate) fn is_containment(kind: &str) -> bool {
+    kind == "contained" || kind == "contains"
 }
 
 /// Precision of the links against one truth and against what the dedup compared.
@@ -178,10 +231,16 @@ impl<'a> Precision<'a> {
             compared: HashMap::new(),
             false_links: Vec::new(),
         };
-        for &(i, j, kind) in &clusters.links {
+        let listed = clusters
+            .listed
+            .iter()
+            .map(|&(part, page)| (part, page, "contains"));
+        let links: Vec<(usize, usize, &'a str)> =
+            clusters.links.iter().copied().chain(listed).collect();
+        for &(i, j, kind) in &links {
             let entry = precision.compared.entry(kind).or_default();
             entry.0 += 1;
-            let ok = if kind == "contained" {
+            let ok = if is_containment(kind) {
                 let c = replay.counts.get(i.min(j), i.max(j)) as f64;
                 !replay.compared[i].is_empty() && c / replay.compared[i].len() as f64 >= 0.85
             } else {
@@ -189,10 +248,10 @@ impl<'a> Precision<'a> {
             };
             entry.1 += ok as u64;
         }
-        for &(i, j, kind) in &clusters.links {
+        for &(i, j, kind) in &links {
             let entry = precision.by_kind.entry(kind).or_default();
             entry.0 += 1;
-            let (ok, strict, measure) = if kind == "contained" {
+            let (ok, strict, measure) = if is_containment(kind) {
                 let c = pairs.containment(i, j);
                 (c.is_some_and(|c| c >= 0.85), c.is_some_and(|c| c >= 0.9), c)
             } else {

@@ -4,7 +4,7 @@ use std::collections::HashMap;
 
 use dedupcrawl_bench::{Table, thousands};
 
-use crate::measures::{Clusters, DecisionRun, PairRecall, Precision, TruthPairs};
+use crate::measures::{Clusters, DecisionRun, PairRecall, Precision, TruthPairs, is_containment};
 use crate::{Doc, Truth};
 
 /// The report on one decisions file against one truth, printed as Markdown.
@@ -59,6 +59,15 @@ pub(crate) fn print_measures(
             ),
         ]);
     }
+    table.row(vec![
+        "recall of parts (true containment ≥ 0.9 in a page at least twice as long; contained in it, listed in its `contains`, or one cluster)".into(),
+        format!(
+            "**{:.4}** ({} of {})",
+            recall.parts_linked as f64 / recall.parts.max(1) as f64,
+            thousands(recall.parts_linked as f64),
+            thousands(recall.parts as f64)
+        ),
+    ]);
     let document_recall = &run.document_recall.at;
     for (t, threshold) in [0.9, 0.8].iter().enumerate() {
         table.row(vec![
@@ -114,13 +123,13 @@ pub(crate) fn print_measures(
             format!(
                 "{:.4} ({good} of {n} with true {} ≥ {}; ≥ {}: {strict})",
                 *good as f64 / (*n).max(1) as f64,
-                if *kind == "contained" {
+                if is_containment(kind) {
                     "containment"
                 } else {
                     "J"
                 },
-                if *kind == "contained" { 0.85 } else { 0.75 },
-                if *kind == "contained" { 0.9 } else { 0.8 },
+                if is_containment(kind) { 0.85 } else { 0.75 },
+                if is_containment(kind) { 0.9 } else { 0.8 },
             ),
         ]);
     }
@@ -252,6 +261,22 @@ pub(crate) fn print_misses(run: &DecisionRun<'_>, recall: &PairRecall, precision
                 docs[a].decision,
                 short(&docs[b].path),
                 docs[b].decision
+            );
+        }
+        println!();
+    }
+    if !recall.parts_missed.is_empty() {
+        println!(
+            "Parts not linked to the page they are inside, most inside first — {} in all:\n",
+            recall.parts_missed.len()
+        );
+        for &(inside, part, page) in recall.parts_missed.iter().take(list_length()) {
+            println!(
+                "- {inside:.3} inside: `{}` ({}) in `{}` ({})",
+                short(&docs[part].path),
+                docs[part].decision,
+                short(&docs[page].path),
+                docs[page].decision
             );
         }
         println!();
