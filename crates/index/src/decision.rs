@@ -3,9 +3,7 @@
 //! call of [`DecisionAlgorithm::check`] atomic: a mutex, a transaction); every backend then
 //! decides alike, bit for bit.
 
-use dedupcrawl_sketch::{
-    BlockSketch, MOD_SAMPLE_MAX_MODULUS, MOD_SAMPLE_MIN, MinHashSignature, ModSample,
-};
+use dedupcrawl_sketch::{BlockSketch, MinHashSignature, ModSample};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::candidates::near_candidates;
@@ -32,9 +30,11 @@ const PART_OF_LARGER: f64 = 2.0 / 3.0;
 pub const ADDED_TO_COPY_DRIFT: f64 = 0.05;
 /// Sampled shingles posted (and probed) per document for containment.
 pub(crate) const POSTED_SAMPLES: usize = 16;
-/// Sampled shingles a long document posts (and probes) at most: all of its sample up to this
-/// many, the most divisible first (see [`posted_samples`]).
-const LONG_DOCUMENT_POSTED_SAMPLES: usize = 8192;
+/// A sampled shingle divisible by 2^this is posted (and probed) by every document, beyond its
+/// [`POSTED_SAMPLES`] most divisible ones (see [`posted_samples`]).
+const ALWAYS_POSTED_BITS: u32 = 8;
+/// Sampled shingles a document posts (and probes) at most.
+const MAX_POSTED_SAMPLES: usize = 8192;
 
 /// Whether `doc` has content of its own that `stored`, a page of the same host, lacks (see
 /// [`crate::own_content`]): then it is another page, however alike the rest (a product on a
@@ -100,43 +100,33 @@ pub(crate) fn token_digest_key(tokens: &dedupcrawl_sketch::TokenDigest) -> u64 {
     tokens.0 as u64
 }
 
-/// Whether a sample is a long document's (taken at [`MOD_SAMPLE_MAX_MODULUS`], more than
-/// twice [`MOD_SAMPLE_MIN`] values): a page that may hold many others (a book's one-page
-/// version, a one-page API reference).
-fn is_long_document(sample: &ModSample) -> bool {
-    sample.modulus >= MOD_SAMPLE_MAX_MODULUS && sample.values.len() > 2 * MOD_SAMPLE_MIN
-}
-
-/// The sampled shingles of a MOD_m sample that are posted and probed: the most divisible ones,
-/// [`POSTED_SAMPLES`] of them, or for a long document all of its sample (at most
-/// [`LONG_DOCUMENT_POSTED_SAMPLES`]).
+/// The sampled shingles of a MOD_m sample that are posted and probed: the [`POSTED_SAMPLES`]
+/// most divisible ones, and every one divisible by 2^[`ALWAYS_POSTED_BITS`] (at most
+/// [`MAX_POSTED_SAMPLES`]), most divisible first.
 ///
-/// Why all for a long document: a part probes its own most divisible shingles, which a long
-/// page holds but, posting only its 16 most divisible, did not post (a chapter of 2,000
-/// shingles probes values divisible by about 2^7, a book of 300,000 posted values divisible
-/// by 2^14): the Rust book's `print.html` was found by 0 of its chapters. Posting one shingle
-/// in 64 finds every part with one of those among its probes; the long page, probing all of
-/// them, finds the parts before it.
+/// Why the second set: a part probes its own most divisible shingles, which a long page holds
+/// but, posting only its 16 most divisible, did not post (a chapter of 2,000 shingles probes
+/// values divisible by about 2^7, a book of 300,000 posted values divisible by 2^14): the Rust
+/// book's `print.html` was found by none of its chapters. A page of n shingles posts about
+/// n / 256 of them now (a chapter of 256 shingles or more has one among its probes), so a
+/// part finds the long page and the long page, probing the same, finds the parts before it;
+/// a page under 4,096 shingles posts what it did.
 pub(crate) fn posted_samples(sample: &ModSample) -> Vec<u64> {
     let mut values = sample.values.clone();
     values.sort_by_key(|v| (std::cmp::Reverse(v.trailing_zeros()), *v));
-    values.truncate(if is_long_document(sample) {
-        LONG_DOCUMENT_POSTED_SAMPLES
-    } else {
-        POSTED_SAMPLES
-    });
+    let always = values
+        .iter()
+        .take_while(|v| v.trailing_zeros() >= ALWAYS_POSTED_BITS)
+        .count();
+    values.truncate(always.clamp(POSTED_SAMPLES, MAX_POSTED_SAMPLES));
     values
 }
 
-/// Documents checked for containment for a document with `sample`: [`CONTAINMENT_CANDIDATES`],
-/// or for a long document one per 8 sampled values up to [`MAX_CANDIDATES`] (the parts it
-/// holds: a part of 512 shingles has 8 values at the long document's modulus).
-pub(crate) fn containment_candidates(sample: &ModSample) -> usize {
-    if is_long_document(sample) {
-        (sample.values.len() / 8).clamp(CONTAINMENT_CANDIDATES, MAX_CANDIDATES)
-    } else {
-        CONTAINMENT_CANDIDATES
-    }
+/// Documents checked for containment for a document that probes `posted` samples: one per
+/// two of them (a part of the page has one or more), at least [`CONTAINMENT_CANDIDATES`], at
+/// most [`MAX_CANDIDATES`].
+pub(crate) fn containment_candidates(posted: usize) -> usize {
+    (posted / 2).clamp(CONTAINMENT_CANDIDATES, MAX_CANDIDATES)
 }
 
 /// A lock key from a kind of lookup and its value (see [`DecisionAlgorithm::lock_keys`]):
@@ -338,7 +328,8 @@ impl DecisionAlgorithm<'_> {
         if sample.values.len() < self.config.containment_min_samples {
             return Ok(found);
         }
-        let ids = state.most_posted(&posted_samples(sample), containment_candidates(sample))?;
+        let posted = posted_samples(sample);
+        let ids = state.most_posted(&posted, containment_candidates(posted.len()))?;
         let own_blocks = CounterpartBlocks::of(doc);
         let mut inside: Option<(DocumentId, f64)> = None;
         let mut around: Vec<(DocumentId, f64)> = Vec::new();

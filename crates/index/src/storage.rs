@@ -7,8 +7,9 @@ use crate::{IndexConfig, IndexError};
 
 /// Version 11: a warm host's model judges a block by the extractor's verdicts on its text in
 /// the host's cold start before its place (the compared text of rustdoc's pages changed).
-/// Version 13: a long document's MOD_m sample is taken at modulus 64 at most and posted whole,
-/// so the parts of a one-page edition find it and it finds them. Version 12: a page's language comes from its text first (`<html lang>` only where the text
+/// Version 13: MOD_m samples are taken at modulus 64 at most, and every sampled shingle
+/// divisible by 2^8 is posted too, so the parts of a one-page edition find it and it finds
+/// them. Version 12: a page's language comes from its text first (`<html lang>` only where the text
 /// fits it), so pages whose declaration their text did not fit are stemmed otherwise. Version
 /// 11: the host model's text verdicts. Version 10: the extractor's verdict is mapped onto our blocks whole matches first and content
 /// before page chrome (the compared text of some pages changed). Version 9: the main-content

@@ -520,14 +520,14 @@ pub fn a_copy_on_another_host_that_adds_a_note_is_a_near_duplicate(
 
 /// A book's one-page version and its chapters, on one host: the chapters fetched before it are
 /// listed in its `contains` (more of them than a page is checked against for containment
-/// otherwise), and those fetched after it are contained in it. Each chapter is a fortieth of
-/// the whole: at the whole's sampling it has a handful of sampled shingles, so the whole
-/// must post all of its own.
+/// otherwise), and those fetched after it are contained in it. Each chapter (2,000 tokens) is a
+/// fortieth of the whole: the whole's 16 most divisible sampled shingles are in none of them,
+/// so it must post (and probe) more.
 pub fn a_long_page_and_its_many_parts_find_each_other(new_backend: fn() -> Box<dyn Backend>) {
     let backend = new_backend();
     let index = backend.open();
     let chapters: Vec<Vec<Vec<u64>>> = (0..40)
-        .map(|c| (0..8).map(|p| tokens(1_000 + c * 10 + p, 80)).collect())
+        .map(|c| (0..8).map(|p| tokens(1_000 + c * 10 + p, 250)).collect())
         .collect();
     let chapter =
         |c: usize| page_of_blocks(&format!("book/ch{c:02}"), "book.example", &chapters[c]);
