@@ -36,6 +36,17 @@ const ALWAYS_POSTED_BITS: u32 = 8;
 /// Sampled shingles a document posts (and probes) at most.
 const MAX_POSTED_SAMPLES: usize = 8192;
 
+/// Blocks of an earlier page of the host a page may lack and still hold it: a part's own
+/// heading ("Part 2 of 4") and pager. A page all of whose substantial blocks a sibling has
+/// (rustdoc's `char::DecodeUtf16` inside `EscapeDefault`: the same trait docs) still has its
+/// own heading, summary and declaration, short blocks no sketch covers.
+const MAX_BLOCKS_MISSING_AROUND: usize = 2;
+
+/// How many of `blocks` (a stored page's block keys) are not in `within`.
+fn blocks_missing(blocks: &[u64], within: &FxHashSet<u64>) -> usize {
+    blocks.iter().filter(|key| !within.contains(key)).count()
+}
+
 /// Whether `doc` has content of its own that `stored`, a page of the same host, lacks (see
 /// [`crate::own_content`]): then it is another page, however alike the rest (a product on a
 /// shop whose policy and review prose is 95 % of every page, before the host's template is
@@ -331,6 +342,7 @@ impl DecisionAlgorithm<'_> {
         let posted = posted_samples(sample);
         let ids = state.most_posted(&posted, containment_candidates(posted.len()))?;
         let own_blocks = CounterpartBlocks::of(doc);
+        let doc_blocks: FxHashSet<u64> = doc.block_fingerprints.iter().copied().collect();
         let mut inside: Option<(DocumentId, f64)> = None;
         let mut around: Vec<(DocumentId, f64)> = Vec::new();
         let mut copy_elsewhere: Option<(DocumentId, f64)> = None;
@@ -349,7 +361,9 @@ impl DecisionAlgorithm<'_> {
             let same_host = doc.host == stored.host;
             let inside_allowed = !has_own_content(doc, &stored);
             let around_allowed = !(same_host
-                && (!doc.template_known || own_blocks.lack_one_of(&stored.block_sketches)));
+                && (!doc.template_known
+                    || own_blocks.lack_one_of(&stored.block_sketches)
+                    || blocks_missing(&stored.blocks, &doc_blocks) > MAX_BLOCKS_MISSING_AROUND));
             let (mut inside_share, mut around_share) = (None, None);
             if let Some(other) = &stored.mod_sample {
                 let modulus = sample.modulus.max(other.modulus);

@@ -30,7 +30,7 @@ pub trait Backend {
 #[macro_export]
 macro_rules! dedup_index_suite {
     ($new_backend:expr) => {
-        $crate::dedup_index_suite!(@cases $new_backend; decisions_exact_near_contained_and_new, lookup_does_not_insert_and_remove_forgets, concurrent_near_duplicates_never_both_come_back_new, reopened_index_remembers_and_rebuilds_buckets, near_duplicates_link_to_the_closest_page_and_stay_in_its_cluster, a_page_only_like_a_duplicate_and_not_like_any_original_is_new, small_documents_are_verified_by_exact_resemblance, a_copy_on_another_host_that_adds_a_note_is_a_near_duplicate, a_long_page_and_its_many_parts_find_each_other);
+        $crate::dedup_index_suite!(@cases $new_backend; decisions_exact_near_contained_and_new, lookup_does_not_insert_and_remove_forgets, concurrent_near_duplicates_never_both_come_back_new, reopened_index_remembers_and_rebuilds_buckets, near_duplicates_link_to_the_closest_page_and_stay_in_its_cluster, a_page_only_like_a_duplicate_and_not_like_any_original_is_new, small_documents_are_verified_by_exact_resemblance, a_copy_on_another_host_that_adds_a_note_is_a_near_duplicate, a_long_page_and_its_many_parts_find_each_other, a_sibling_with_the_same_shared_docs_is_not_listed_inside);
     };
     (@cases $new_backend:expr; $($case:ident),*) => {
         $(
@@ -454,17 +454,36 @@ pub fn small_documents_are_verified_by_exact_resemblance(new_backend: fn() -> Bo
 /// paragraphs of a page in another template), so its shingles resemble another host's copy
 /// well below the blocks.
 fn page_of_blocks(name: &str, host: &str, paragraphs: &[Vec<u64>]) -> DocumentFingerprint {
+    let mut page = page_of_short_and_long_blocks(name, host, paragraphs);
+    // Every block sketched, however short.
+    page.block_sketches = paragraphs.iter().map(|p| BlockSketch::of(p)).collect();
+    for (unit, p) in page.own_content.iter_mut().zip(paragraphs) {
+        unit.sketch = Some(BlockSketch::of(p));
+    }
+    page
+}
+
+/// A page of `paragraphs` as the pipeline makes it: a block of 12 tokens or more has a
+/// sketch, a shorter one (a heading, a one-line summary) only its key.
+fn page_of_short_and_long_blocks(
+    name: &str,
+    host: &str,
+    paragraphs: &[Vec<u64>],
+) -> DocumentFingerprint {
     let host_token = 10_000_000 + host.len() as u64;
     let stream: Vec<u64> = paragraphs
         .iter()
         .flat_map(|p| p.iter().copied().chain([host_token]))
         .collect();
-    let sketches: Vec<BlockSketch> = paragraphs.iter().map(|p| BlockSketch::of(p)).collect();
+    let sketches: Vec<Option<BlockSketch>> = paragraphs
+        .iter()
+        .map(|p| (p.len() >= 12).then(|| BlockSketch::of(p)))
+        .collect();
     let keys: Vec<u64> = paragraphs.iter().map(|p| p[0] * 31 + p[1]).collect();
     DocumentFingerprint {
         host: host.into(),
         block_fingerprints: keys.clone(),
-        block_sketches: sketches.clone(),
+        block_sketches: sketches.iter().flatten().copied().collect(),
         own_content: keys
             .iter()
             .zip(&sketches)
@@ -472,7 +491,7 @@ fn page_of_blocks(name: &str, host: &str, paragraphs: &[Vec<u64>]) -> DocumentFi
             .map(|((&key, &sketch), p)| ContentUnit {
                 key,
                 tokens: p.len() as u16,
-                sketch: Some(sketch),
+                sketch,
             })
             .collect(),
         template_known: true,
@@ -559,5 +578,51 @@ pub fn a_long_page_and_its_many_parts_find_each_other(new_backend: fn() -> Box<d
             }
             other => panic!("chapter {c} after the whole: {other:?}"),
         }
+    }
+}
+
+/// Two pages of one host that share their long blocks (rustdoc's trait docs under two
+/// iterator structs), the smaller with a heading, a summary and a declaration of its own,
+/// each under 12 tokens: the larger does not list the smaller in `contains`, though nearly
+/// all of the smaller's shingles are in it. A part whose blocks are all in the larger page
+/// (bar its own heading and pager) is listed.
+pub fn a_sibling_with_the_same_shared_docs_is_not_listed_inside(
+    new_backend: fn() -> Box<dyn Backend>,
+) {
+    let backend = new_backend();
+    let index = backend.open();
+    let shared: Vec<Vec<u64>> = (0..6).map(|k| tokens(3_000 + k, 60)).collect();
+    let own = |seed: u64| -> Vec<Vec<u64>> { (0..3).map(|k| tokens(seed + k, 6)).collect() };
+    let small: Vec<Vec<u64>> = own(4_000).into_iter().chain(shared.clone()).collect();
+    let part: Vec<Vec<u64>> = own(5_000)
+        .into_iter()
+        .take(2)
+        .chain(shared.clone())
+        .collect();
+    let mut large: Vec<Vec<u64>> = own(6_000).into_iter().chain(shared.clone()).collect();
+    large.extend((0..6).map(|k| tokens(7_000 + k, 60)));
+    // The host's template is known from earlier pages.
+    let small_page = page_of_short_and_long_blocks("api/DecodeUtf16", "docs.example", &small);
+    assert!(index.check_and_insert(&small_page).unwrap().is_new());
+    let mut part_page = page_of_short_and_long_blocks("book/part", "docs.example", &part);
+    // The part's heading and pager are its own; its text is all in the larger page.
+    part_page
+        .block_fingerprints
+        .truncate(part_page.block_fingerprints.len());
+    assert!(index.check_and_insert(&part_page).unwrap().is_new());
+    let mut large_blocks = large.clone();
+    large_blocks.extend(part[2..].iter().cloned());
+    let large_page =
+        page_of_short_and_long_blocks("api/EscapeDefault", "docs.example", &large_blocks);
+    match index.check_and_insert(&large_page).unwrap() {
+        DedupDecision::New { contains, .. } => {
+            let names: Vec<&str> = contains.iter().map(|(d, _)| d.name.as_str()).collect();
+            assert!(
+                !names.contains(&"api/DecodeUtf16"),
+                "a sibling with its own heading, summary and declaration: {names:?}"
+            );
+            assert!(names.contains(&"book/part"), "{names:?}");
+        }
+        other => panic!("the larger page: {other:?}"),
     }
 }
