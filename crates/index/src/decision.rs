@@ -8,7 +8,9 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::candidates::near_candidates;
 use crate::own_content::block_overlap;
-use crate::record::{DocumentId, DocumentLink, SAMPLE_BITS, SIGNATURE_BITS, StoredDocument};
+use crate::record::{
+    DocumentId, DocumentLink, SAMPLE_BITS, SIGNATURE_BITS, ShortBlock, StoredDocument,
+};
 use crate::storage::IndexStorage;
 use crate::{DedupDecision, DocumentFingerprint, DocumentRef, ExactBasis, IndexConfig, IndexError};
 
@@ -17,6 +19,10 @@ pub(crate) const MAX_CANDIDATES: usize = 256;
 /// Documents checked for containment per document at most: those posted under the most of its
 /// posted samples.
 pub(crate) const CONTAINMENT_CANDIDATES: usize = 16;
+/// Documents checked for containment per document at most: a one-page edition of a book of
+/// hundreds of chapters (Rust by Example's and its translations', the error index's 500
+/// entries) holds them all.
+const MAX_CONTAINMENT_CANDIDATES: usize = 1024;
 /// Originals of close cluster members checked per document, at most.
 const MAX_ORIGINALS_CHECKED: usize = 16;
 /// How far below the threshold a page may be from the original of a cluster member it is
@@ -32,19 +38,22 @@ pub const ADDED_TO_COPY_DRIFT: f64 = 0.05;
 pub(crate) const POSTED_SAMPLES: usize = 16;
 /// A sampled shingle divisible by 2^this is posted (and probed) by every document, beyond its
 /// [`POSTED_SAMPLES`] most divisible ones (see [`posted_samples`]).
-const ALWAYS_POSTED_BITS: u32 = 8;
+const ALWAYS_POSTED_BITS: u32 = 6;
 /// Sampled shingles a document posts (and probes) at most.
 const MAX_POSTED_SAMPLES: usize = 8192;
 
-/// Blocks of an earlier page of the host a page may lack and still hold it: a part's own
-/// heading ("Part 2 of 4") and pager. A page all of whose substantial blocks a sibling has
-/// (rustdoc's `char::DecodeUtf16` inside `EscapeDefault`: the same trait docs) still has its
-/// own heading, summary and declaration, short blocks no sketch covers.
-const MAX_BLOCKS_MISSING_AROUND: usize = 2;
-
-/// How many of `blocks` (a stored page's block keys) are not in `within`.
-fn blocks_missing(blocks: &[u64], within: &FxHashSet<u64>) -> usize {
-    blocks.iter().filter(|key| !within.contains(key)).count()
+/// Normalized tokens of `short_blocks` (a stored page's short own blocks) whose key is not
+/// in `within` (the keys of a page's blocks): what the stored page has of its own, beyond its
+/// sketched blocks, that the page lacks. A part's own heading ("Part 2 of 4") and a man
+/// page's section titles are a few tokens; rustdoc's `char::DecodeUtf16`, all of whose
+/// substantial blocks its sibling `EscapeDefault` has (the same trait docs), still has its
+/// own heading, summary and declaration, [`crate::DISTINCT_CONTENT_TOKENS`] or more.
+fn short_tokens_missing(short_blocks: &[ShortBlock], within: &FxHashSet<u64>) -> u32 {
+    short_blocks
+        .iter()
+        .filter(|block| !within.contains(&block.key))
+        .map(|block| u32::from(block.tokens))
+        .sum()
 }
 
 /// Whether `doc` has content of its own that `stored`, a page of the same host, lacks (see
@@ -118,10 +127,13 @@ pub(crate) fn token_digest_key(tokens: &dedupcrawl_sketch::TokenDigest) -> u64 {
 /// Why the second set: a part probes its own most divisible shingles, which a long page holds
 /// but, posting only its 16 most divisible, did not post (a chapter of 2,000 shingles probes
 /// values divisible by about 2^7, a book of 300,000 posted values divisible by 2^14): the Rust
-/// book's `print.html` was found by none of its chapters. A page of n shingles posts about
-/// n / 256 of them now (a chapter of 256 shingles or more has one among its probes), so a
-/// part finds the long page and the long page, probing the same, finds the parts before it;
-/// a page under 4,096 shingles posts what it did.
+/// book's `print.html` was found by none of its chapters. 2^6 is the largest MOD_m modulus
+/// ([`dedupcrawl_sketch::MOD_SAMPLE_MAX_MODULUS`]), so a long page posts its whole sample
+/// (n / 64 values) and a part of n shingles has about n / 64 of them among its probes: parts
+/// of 128 shingles and more find the long page, and it finds them. At 2^8 (n / 256) parts
+/// recall was 0.71 on the Rust docs' four tuned books and crates and 0.29 on the other 13;
+/// at 2^6 0.85 and 0.49, with the same precision and an index of the same size (2026-11-27,
+/// `bench-accuracy`). A page under 1,024 shingles posts what it did.
 pub(crate) fn posted_samples(sample: &ModSample) -> Vec<u64> {
     let mut values = sample.values.clone();
     values.sort_by_key(|v| (std::cmp::Reverse(v.trailing_zeros()), *v));
@@ -135,9 +147,9 @@ pub(crate) fn posted_samples(sample: &ModSample) -> Vec<u64> {
 
 /// Documents checked for containment for a document that probes `posted` samples: one per
 /// two of them (a part of the page has one or more), at least [`CONTAINMENT_CANDIDATES`], at
-/// most [`MAX_CANDIDATES`].
+/// most [`MAX_CONTAINMENT_CANDIDATES`].
 pub(crate) fn containment_candidates(posted: usize) -> usize {
-    (posted / 2).clamp(CONTAINMENT_CANDIDATES, MAX_CANDIDATES)
+    (posted / 2).clamp(CONTAINMENT_CANDIDATES, MAX_CONTAINMENT_CANDIDATES)
 }
 
 /// A lock key from a kind of lookup and its value (see [`DecisionAlgorithm::lock_keys`]):
@@ -363,7 +375,8 @@ impl DecisionAlgorithm<'_> {
             let around_allowed = !(same_host
                 && (!doc.template_known
                     || own_blocks.lack_one_of(&stored.block_sketches)
-                    || blocks_missing(&stored.blocks, &doc_blocks) > MAX_BLOCKS_MISSING_AROUND));
+                    || short_tokens_missing(&stored.short_own_blocks, &doc_blocks)
+                        >= crate::own_content::DISTINCT_CONTENT_TOKENS));
             let (mut inside_share, mut around_share) = (None, None);
             if let Some(other) = &stored.mod_sample {
                 let modulus = sample.modulus.max(other.modulus);
@@ -472,6 +485,15 @@ impl DecisionAlgorithm<'_> {
             link,
             blocks,
             block_sketches: doc.block_sketches.clone(),
+            short_own_blocks: doc
+                .own_content
+                .iter()
+                .filter(|unit| unit.sketch.is_none())
+                .map(|unit| ShortBlock {
+                    key: unit.key,
+                    tokens: unit.tokens,
+                })
+                .collect(),
         };
         state.append(record)?;
         Ok(id)

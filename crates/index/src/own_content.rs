@@ -143,6 +143,7 @@ mod tests {
             small_shingles: None,
             link: None,
             blocks,
+            short_own_blocks: Vec::new(),
             block_sketches,
         }
     }

@@ -35,6 +35,18 @@ pub struct StoredDocument {
     /// Sketches of the page's substantial content blocks, originals and members alike: an
     /// edited paragraph of a later page of the host finds its counterpart here.
     pub block_sketches: Vec<BlockSketch>,
+    /// The page's short own-content blocks (non-template, no links, too short for a sketch),
+    /// each as its key and normalized tokens: a later, larger page of the host that lacks
+    /// [`crate::DISTINCT_CONTENT_TOKENS`] of them (this page's heading, summary, declaration)
+    /// does not hold this page, while one that lacks only a part's heading and pager does.
+    pub short_own_blocks: Vec<ShortBlock>,
+}
+
+/// A short own-content block of a stored page (see [`StoredDocument::short_own_blocks`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ShortBlock {
+    pub key: u64,
+    pub tokens: u16,
 }
 
 /// How a cluster member was linked when it was checked (and is answered again when the same
@@ -51,8 +63,9 @@ pub struct DocumentLink {
     pub similarity: f64,
 }
 
-/// Version 7: block keys are hashes of normalized tokens, kept for members too.
-const RECORD_VERSION: u8 = 7;
+/// Version 8: a page's short own-content blocks are kept with their token counts. Version 7:
+/// block keys are hashes of normalized tokens, kept for members too.
+const RECORD_VERSION: u8 = 8;
 /// Bits kept per signature value.
 pub const SIGNATURE_BITS: u32 = 16;
 /// Bits kept per MOD_m sample value.
@@ -121,6 +134,11 @@ impl StoredDocument {
             for value in sketch.0 {
                 out.extend_from_slice(&value.to_le_bytes());
             }
+        }
+        out.extend_from_slice(&(self.short_own_blocks.len() as u32).to_le_bytes());
+        for block in &self.short_own_blocks {
+            out.extend_from_slice(&block.key.to_le_bytes());
+            out.extend_from_slice(&block.tokens.to_le_bytes());
         }
         out
     }
@@ -232,6 +250,21 @@ impl StoredDocument {
                 BlockSketch(values)
             })
             .collect();
+        let short_count = reader.u32().ok_or_else(|| corrupt("short block count"))? as usize;
+        let bytes = reader
+            .take(
+                short_count
+                    .checked_mul(10)
+                    .ok_or_else(|| corrupt("short block count"))?,
+            )
+            .ok_or_else(|| corrupt("short blocks"))?;
+        let short_own_blocks = bytes
+            .chunks_exact(10)
+            .map(|b| ShortBlock {
+                key: u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]),
+                tokens: u16::from_le_bytes([b[8], b[9]]),
+            })
+            .collect();
         Ok(StoredDocument {
             id,
             name,
@@ -244,6 +277,7 @@ impl StoredDocument {
             link,
             blocks,
             block_sketches,
+            short_own_blocks,
         })
     }
 }
@@ -300,6 +334,7 @@ mod tests {
             }),
             blocks: vec![3, 1 << 40],
             block_sketches: vec![BlockSketch([1, 2, 3, 4, 5, 6, 7, 8])],
+            short_own_blocks: vec![ShortBlock { key: 7, tokens: 3 }],
         };
         let bytes = doc.encode();
         assert_eq!(StoredDocument::decode(9, &bytes).unwrap(), doc);

@@ -7,7 +7,9 @@ use crate::{IndexConfig, IndexError};
 
 /// Version 11: a warm host's model judges a block by the extractor's verdicts on its text in
 /// the host's cold start before its place (the compared text of rustdoc's pages changed).
-/// Version 13: MOD_m samples are taken at modulus 64 at most, and every sampled shingle
+/// Version 14: a record keeps its page's short own blocks with their token counts, and a page
+/// holds an earlier page of its host only when it lacks fewer than 12 tokens of them (it was
+/// 2 blocks of any size). Version 13: MOD_m samples are taken at modulus 64 at most, and every sampled shingle
 /// divisible by 2^8 is posted too, so the parts of a one-page edition find it and it finds
 /// them. Version 12: a page's language comes from its text first (`<html lang>` only where the text
 /// fits it), so pages whose declaration their text did not fit are stemmed otherwise. Version
@@ -19,7 +21,7 @@ use crate::{IndexConfig, IndexError};
 /// the document log (version 7 rebuilt them in RAM at open). Version 7: block keys are hashes of
 /// a block's normalized tokens, stored for cluster members too. Every backend stores it and
 /// refuses another one.
-pub(crate) const FORMAT_VERSION: &str = "dedupcrawl-index/13";
+pub(crate) const FORMAT_VERSION: &str = "dedupcrawl-index/14";
 
 /// The settings signatures depend on, as stored with an index: reopening with other ones is
 /// [`IndexError::ParameterMismatch`].
