@@ -353,8 +353,9 @@ impl DecisionAlgorithm<'_> {
         }
         let posted = posted_samples(sample);
         let ids = state.most_posted(&posted, containment_candidates(posted.len()))?;
-        let own_blocks = CounterpartBlocks::of(doc);
-        let doc_blocks: FxHashSet<u64> = doc.block_fingerprints.iter().copied().collect();
+        // Built once a candidate of the host needs them (most pages have none).
+        let own_blocks = std::cell::OnceCell::new();
+        let doc_blocks = std::cell::OnceCell::new();
         let mut inside: Option<(DocumentId, f64)> = None;
         let mut around: Vec<(DocumentId, f64)> = Vec::new();
         let mut copy_elsewhere: Option<(DocumentId, f64)> = None;
@@ -371,12 +372,23 @@ impl DecisionAlgorithm<'_> {
             // told apart: a host's first pages share their template (a sidebar of teasers that
             // is all of the home page's text), which says nothing of which page holds which.
             let same_host = doc.host == stored.host;
-            let inside_allowed = !has_own_content(doc, &stored);
-            let around_allowed = !(same_host
-                && (!doc.template_known
-                    || own_blocks.lack_one_of(&stored.block_sketches)
-                    || short_tokens_missing(&stored.short_own_blocks, &doc_blocks)
-                        >= crate::own_content::DISTINCT_CONTENT_TOKENS));
+            let inside_allowed = || !has_own_content(doc, &stored);
+            let around_allowed = || {
+                !(same_host
+                    && (!doc.template_known
+                        || short_tokens_missing(
+                            &stored.short_own_blocks,
+                            doc_blocks.get_or_init(|| {
+                                doc.block_fingerprints
+                                    .iter()
+                                    .copied()
+                                    .collect::<FxHashSet<u64>>()
+                            }),
+                        ) >= crate::own_content::DISTINCT_CONTENT_TOKENS
+                        || own_blocks
+                            .get_or_init(|| CounterpartBlocks::of(doc))
+                            .lack_one_of(&stored.block_sketches)))
+            };
             let (mut inside_share, mut around_share) = (None, None);
             if let Some(other) = &stored.mod_sample {
                 let modulus = sample.modulus.max(other.modulus);
@@ -426,16 +438,16 @@ impl DecisionAlgorithm<'_> {
                     }
                 }
             }
-            if inside_allowed
-                && let Some(c) = inside_share
+            if let Some(c) = inside_share
                 && c >= contained_at
                 && inside.is_none_or(|(_, b)| c > b)
+                && inside_allowed()
             {
                 inside = Some((id, c));
             }
-            if around_allowed
-                && let Some(c) = around_share
+            if let Some(c) = around_share
                 && c >= contained_at
+                && around_allowed()
             {
                 around.push((id, c));
             }
