@@ -9,7 +9,8 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use crate::candidates::near_candidates;
 use crate::own_content::block_overlap;
 use crate::record::{
-    DocumentId, DocumentLink, SAMPLE_BITS, SIGNATURE_BITS, ShortBlock, StoredDocument,
+    DocumentId, DocumentLink, MAX_RECORD_BLOCKS, SAMPLE_BITS, SIGNATURE_BITS, ShortBlock,
+    StoredDocument,
 };
 use crate::storage::IndexStorage;
 use crate::{DedupDecision, DocumentFingerprint, DocumentRef, ExactBasis, IndexConfig, IndexError};
@@ -485,6 +486,18 @@ impl DecisionAlgorithm<'_> {
         let mut blocks = doc.block_fingerprints.clone();
         blocks.sort_unstable();
         blocks.dedup();
+        blocks.truncate(MAX_RECORD_BLOCKS);
+        let mut short_own_blocks: Vec<ShortBlock> = doc
+            .own_content
+            .iter()
+            .filter(|unit| unit.sketch.is_none())
+            .map(|unit| ShortBlock {
+                key: unit.key,
+                tokens: unit.tokens,
+            })
+            .collect();
+        short_own_blocks.sort_unstable_by_key(|block| block.key);
+        short_own_blocks.truncate(MAX_RECORD_BLOCKS);
         let record = StoredDocument {
             id,
             name: doc.name.clone(),
@@ -497,15 +510,7 @@ impl DecisionAlgorithm<'_> {
             link,
             blocks,
             block_sketches: doc.block_sketches.clone(),
-            short_own_blocks: doc
-                .own_content
-                .iter()
-                .filter(|unit| unit.sketch.is_none())
-                .map(|unit| ShortBlock {
-                    key: unit.key,
-                    tokens: unit.tokens,
-                })
-                .collect(),
+            short_own_blocks,
         };
         state.append(record)?;
         Ok(id)

@@ -57,7 +57,9 @@ pub use overlap::{OverlapEstimate, OverlapOptions, estimate_overlap};
 pub use own_content::{ContentUnit, DISTINCT_CONTENT_TOKENS, missing_tokens};
 pub use postgres_backend::PostgresDedupIndex;
 pub use postgres_schema::connect_and_migrate;
-pub use record::{DocumentId, DocumentLink, SIGNATURE_BITS, ShortBlock, StoredDocument};
+pub use record::{
+    DocumentId, DocumentLink, MAX_RECORD_BLOCKS, SIGNATURE_BITS, ShortBlock, StoredDocument,
+};
 pub use sled_backend::{
     DOCUMENT_LOG_FILE, SledDedupIndex, open_sled_config_waiting_for_lock,
     open_sled_waiting_for_lock,

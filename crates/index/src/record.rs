@@ -42,6 +42,13 @@ pub struct StoredDocument {
     pub short_own_blocks: Vec<ShortBlock>,
 }
 
+/// Block keys (and short own blocks) a record keeps at most: the smallest keys, so two pages
+/// keep the same ones of the blocks they share. The largest pages of the Rust docs have under
+/// 18,000 blocks; a hostile page of a million distinct one-word paragraphs (10 MB) made a
+/// record of 36 MB, past what the document log takes, and stopped `dedup` and the crawl.
+/// Past the bound a page's other blocks count as its own (the safe side: distinct).
+pub const MAX_RECORD_BLOCKS: usize = 65_536;
+
 /// A short own-content block of a stored page (see [`StoredDocument::short_own_blocks`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ShortBlock {

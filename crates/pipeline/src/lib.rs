@@ -348,6 +348,9 @@ impl DedupStage {
         let mut candidates: Vec<u64> = blocks.iter().map(|b| b.key).collect();
         candidates.sort_unstable();
         candidates.dedup();
+        // The blocks a record keeps (a hostile page of a million paragraphs is not a million
+        // block-count lookups); the page's other blocks are never template.
+        candidates.truncate(dedupcrawl_index::MAX_RECORD_BLOCKS);
         let mut block_sketches = Vec::new();
         let mut own_content = Vec::new();
         let mut template_keys = Vec::new();

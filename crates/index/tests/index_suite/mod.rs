@@ -30,7 +30,7 @@ pub trait Backend {
 #[macro_export]
 macro_rules! dedup_index_suite {
     ($new_backend:expr) => {
-        $crate::dedup_index_suite!(@cases $new_backend; decisions_exact_near_contained_and_new, lookup_does_not_insert_and_remove_forgets, concurrent_near_duplicates_never_both_come_back_new, reopened_index_remembers_and_rebuilds_buckets, near_duplicates_link_to_the_closest_page_and_stay_in_its_cluster, a_page_only_like_a_duplicate_and_not_like_any_original_is_new, small_documents_are_verified_by_exact_resemblance, a_copy_on_another_host_that_adds_a_note_is_a_near_duplicate, a_long_page_and_its_many_parts_find_each_other, a_sibling_with_the_same_shared_docs_is_not_listed_inside);
+        $crate::dedup_index_suite!(@cases $new_backend; decisions_exact_near_contained_and_new, lookup_does_not_insert_and_remove_forgets, concurrent_near_duplicates_never_both_come_back_new, reopened_index_remembers_and_rebuilds_buckets, near_duplicates_link_to_the_closest_page_and_stay_in_its_cluster, a_page_only_like_a_duplicate_and_not_like_any_original_is_new, small_documents_are_verified_by_exact_resemblance, a_copy_on_another_host_that_adds_a_note_is_a_near_duplicate, a_long_page_and_its_many_parts_find_each_other, a_sibling_with_the_same_shared_docs_is_not_listed_inside, a_page_of_a_million_blocks_is_indexed);
     };
     (@cases $new_backend:expr; $($case:ident),*) => {
         $(
@@ -624,5 +624,36 @@ pub fn a_sibling_with_the_same_shared_docs_is_not_listed_inside(
             assert!(names.contains(&"book/part"), "{names:?}");
         }
         other => panic!("the larger page: {other:?}"),
+    }
+}
+
+/// A hostile page of a million distinct one-word paragraphs (10 MB of `<p>w1</p>`) is indexed
+/// like any other, and its copy found: its record keeps a bounded share of its block keys
+/// (`MAX_RECORD_BLOCKS`). Before the bound the record (36 MB) was past what the store takes,
+/// and the error stopped the crawl.
+pub fn a_page_of_a_million_blocks_is_indexed(new_backend: fn() -> Box<dyn Backend>) {
+    let backend = new_backend();
+    let index = backend.open();
+    let blocks = 1_000_000u64;
+    let text = tokens(9_000, 400);
+    let mut page = document("hostile/paragraphs", &text);
+    page.host = "hostile.example".into();
+    page.block_fingerprints = (0..blocks).map(|k| k * 7_919 + 1).collect();
+    page.own_content = page
+        .block_fingerprints
+        .iter()
+        .map(|&key| ContentUnit {
+            key,
+            tokens: 1,
+            sketch: None,
+        })
+        .collect();
+    page.template_known = true;
+    assert!(index.check_and_insert(&page).unwrap().is_new());
+    let mut copy = page.clone();
+    copy.name = "hostile/paragraphs-again".into();
+    match index.check_and_insert(&copy).unwrap() {
+        DedupDecision::ExactDuplicate { of, .. } => assert_eq!(of.name, "hostile/paragraphs"),
+        other => panic!("the copy: {other:?}"),
     }
 }
