@@ -70,7 +70,9 @@ pub struct DocumentLink {
     pub similarity: f64,
 }
 
-/// Version 8: a page's short own-content blocks are kept with their token counts. Version 7:
+/// Version 8: a page's short own-content blocks are kept with their token counts, and the
+/// MOD_m sample's length takes 32 bits (a page of 4 million shingles wrapped 16 and left a
+/// record no reader could parse: the index did not open again). Version 7:
 /// block keys are hashes of normalized tokens, kept for members too.
 const RECORD_VERSION: u8 = 8;
 /// Bits kept per signature value.
@@ -80,7 +82,11 @@ pub(crate) const SAMPLE_BITS: u32 = 32;
 
 fn put_str(out: &mut Vec<u8>, s: &str) {
     let bytes = s.as_bytes();
-    let len = bytes.len().min(u16::MAX as usize);
+    // Cut at a character boundary, so the stored string still reads back as UTF-8.
+    let mut len = bytes.len().min(u16::MAX as usize);
+    while !s.is_char_boundary(len) {
+        len -= 1;
+    }
     out.extend_from_slice(&(len as u16).to_le_bytes());
     out.extend_from_slice(&bytes[..len]);
 }
@@ -110,7 +116,9 @@ impl StoredDocument {
         match &self.mod_sample {
             Some(sample) => {
                 out.extend_from_slice(&sample.modulus.to_le_bytes());
-                out.extend_from_slice(&(sample.values.len() as u16).to_le_bytes());
+                // u32: a long page's sample grows with it (one shingle in 64), past 65,535
+                // values from about 4 million shingles on.
+                out.extend_from_slice(&(sample.values.len() as u32).to_le_bytes());
                 for v in &sample.values {
                     // The index only ever holds 32-bit values (cut on the way in).
                     out.extend_from_slice(&(*v as u32).to_le_bytes());
@@ -195,12 +203,18 @@ impl StoredDocument {
         let mod_sample = if modulus == 0 {
             None
         } else {
-            let count = reader.u16().ok_or_else(|| corrupt("sample length"))? as usize;
-            let mut values = Vec::with_capacity(count);
-            for _ in 0..count {
-                let value = reader.u32().map(u64::from);
-                values.push(value.ok_or_else(|| corrupt("sample"))?);
-            }
+            let count = reader.u32().ok_or_else(|| corrupt("sample length"))? as usize;
+            let bytes = reader
+                .take(
+                    count
+                        .checked_mul(4)
+                        .ok_or_else(|| corrupt("sample length"))?,
+                )
+                .ok_or_else(|| corrupt("sample"))?;
+            let values = bytes
+                .chunks_exact(4)
+                .map(|b| u64::from(u32::from_le_bytes([b[0], b[1], b[2], b[3]])))
+                .collect();
             Some(ModSample { modulus, values })
         };
         let small_len = reader.u16().ok_or_else(|| corrupt("small set length"))? as usize;
@@ -345,6 +359,22 @@ mod tests {
         };
         let bytes = doc.encode();
         assert_eq!(StoredDocument::decode(9, &bytes).unwrap(), doc);
+        // A long page's sample, past 16 bits of length.
+        let long = StoredDocument {
+            mod_sample: Some(ModSample {
+                modulus: 64,
+                values: (0..100_000).map(|v| v * 64).collect(),
+            }),
+            ..doc.clone()
+        };
+        assert_eq!(StoredDocument::decode(9, &long.encode()).unwrap(), long);
+        // A name past 16 bits of length is cut at a character boundary.
+        let named = StoredDocument {
+            name: format!("a{}", "ä".repeat(40_000)),
+            ..doc.clone()
+        };
+        let read = StoredDocument::decode(9, &named.encode()).unwrap();
+        assert!(named.name.starts_with(&read.name) && read.name.len() >= 65_534);
         assert!(StoredDocument::decode(9, &bytes[..bytes.len() - 3]).is_err());
         let mut older = bytes.clone();
         older[0] = 5;
