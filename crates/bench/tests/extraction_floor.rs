@@ -71,3 +71,20 @@ fn a_title_of_adjacent_inline_elements_is_found_in_the_extractors_text() {
         .count();
     assert!(titles >= 10, "{titles} product titles kept:\n{text}");
 }
+
+/// No real page is nested past the bound that keeps a page from the page-level extractor
+/// (`ExtractedPage::elements_too_deep`, `crates/textprep/tests/deep_pages.rs`): every page of
+/// WCXB dev and of the ScrapingHub benchmark goes to it as before.
+#[test]
+fn no_benchmark_page_is_too_deep_for_the_extractor() {
+    let root = shared_data_root().expect("the benchmark data");
+    let mut pages = load_wcxb(&root, &mut |_, _| true).expect("WCXB dev loads");
+    pages.extend(dedupcrawl_bench::extraction::load_scrapinghub(&root).expect("ScrapingHub loads"));
+    assert!(pages.len() > 1_600, "{} pages", pages.len());
+    let too_deep: Vec<&str> = pages
+        .iter()
+        .filter(|page| dedupcrawl_textprep::extract(&page.html).elements_too_deep > 0)
+        .map(|page| page.id.as_str())
+        .collect();
+    assert!(too_deep.is_empty(), "{too_deep:?}");
+}

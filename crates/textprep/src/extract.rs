@@ -186,6 +186,11 @@ pub struct ExtractedPage {
     /// page of a million links costs no more than one of `cap` links.
     #[serde(default)]
     pub links_left_out: u64,
+    /// Start tags nested deeper than 512 elements (those whose end tag is required, as a
+    /// tree builder nests them): such a page is never given to a DOM-building extractor (200,000 nested `<b>` overflowed its stack,
+    /// 100,000 nested lists took minutes).
+    #[serde(default)]
+    pub elements_too_deep: u64,
     /// `<html lang>` as written, e.g. `en-US`.
     pub lang_attribute: Option<String>,
     /// `<link rel=canonical href>` as written.
@@ -377,6 +382,40 @@ struct SinkState {
     current_kind: Option<BlockKind>,
     /// The buffer ends in whitespace (or is empty): collapse further whitespace.
     pending_space: bool,
+    /// Elements open that a tree builder nests (start tags minus end tags of the elements
+    /// whose end tag is required): the depth of the DOM a DOM-building extractor walks,
+    /// which [`SinkState::open`] does not show (it closes a `<td>` at the next, so 50,000
+    /// nested tables stay shallow there).
+    nested_depth: usize,
+}
+
+/// Elements whose end tag HTML lets a page leave out (a tree builder closes them by the next
+/// sibling or the parent's end), and void elements: neither counts towards
+/// [`SinkState::nested_depth`].
+fn end_tag_optional_or_void(name: &str) -> bool {
+    is_void(name)
+        || matches!(
+            name,
+            "html"
+                | "head"
+                | "body"
+                | "li"
+                | "dt"
+                | "dd"
+                | "p"
+                | "rt"
+                | "rp"
+                | "optgroup"
+                | "option"
+                | "colgroup"
+                | "caption"
+                | "thead"
+                | "tbody"
+                | "tfoot"
+                | "tr"
+                | "td"
+                | "th"
+        )
 }
 
 impl SinkState {
@@ -484,6 +523,12 @@ impl SinkState {
 
     fn start_tag(&mut self, tag: &Tag) -> TokenSinkResult<()> {
         let name: &str = &tag.name;
+        if !tag.self_closing && !end_tag_optional_or_void(name) {
+            self.nested_depth += 1;
+            if self.nested_depth > MAX_OPEN_ELEMENTS {
+                self.page.elements_too_deep += 1;
+            }
+        }
         if !is_head_content(name) {
             // Content outside the head's vocabulary closes an unclosed `<head>` (as the HTML
             // tree builder does); otherwise a missing `</head>` would hide the whole body.
@@ -551,7 +596,10 @@ impl SinkState {
         if name == "plaintext" {
             return TokenSinkResult::Plaintext;
         }
-        if is_void(name) || tag.self_closing || self.open.len() >= MAX_OPEN_ELEMENTS {
+        if is_void(name) || tag.self_closing {
+            return TokenSinkResult::Continue;
+        }
+        if self.open.len() >= MAX_OPEN_ELEMENTS {
             return TokenSinkResult::Continue;
         }
         let id = attr("id");
@@ -633,6 +681,9 @@ impl SinkState {
 
     fn end_tag(&mut self, tag: &Tag) {
         let name: &str = &tag.name;
+        if !end_tag_optional_or_void(name) {
+            self.nested_depth = self.nested_depth.saturating_sub(1);
+        }
         if name == "title" {
             if self.in_title {
                 self.in_title = false;

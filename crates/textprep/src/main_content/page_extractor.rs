@@ -53,9 +53,12 @@ impl PageExtractor {
     /// A link flood (a page with links past the extraction cap,
     /// [`ExtractedPage::links_left_out`]) is not given to the extractor: its DOM of every
     /// link would cost far more than the page (about 800 MB for 500,000 links, measured by
-    /// `crates/cli/tests/link_flood_rss.rs`); the caller's fallback decides such a page.
+    /// `crates/cli/tests/link_flood_rss.rs`); the caller's fallback decides such a page. Nor
+    /// is a page nested deeper than 512 elements ([`ExtractedPage::elements_too_deep`]): the extractor walks its DOM recursively, and
+    /// 50,000 nested tables overflowed the stack (the process aborts), 100,000 nested lists or
+    /// 200,000 nested `<div>`s took minutes (`tests/deep_pages.rs`).
     pub fn mask(&self, html: &str, url: Option<&str>, page: &ExtractedPage) -> Option<Vec<bool>> {
-        if page.links_left_out > 0 {
+        if page.links_left_out > 0 || page.elements_too_deep > 0 {
             return None;
         }
         let text = self.text(html, url);
