@@ -790,6 +790,8 @@ pub fn extract(html: &str) -> ExtractedPage {
 /// ([`ExtractedPage::links_left_out`]). A crawler takes no more links than that from a page
 /// anyway, and a link flood then costs no memory per link.
 pub fn extract_capped(html: &str, max_links: usize) -> ExtractedPage {
+    let html = crate::attribute_flood::cut_attribute_floods(html);
+    let html: &str = &html;
     let sink = ExtractSink {
         state: RefCell::new(SinkState {
             max_links,

@@ -32,6 +32,7 @@
 //! ```
 
 mod ads;
+mod attribute_flood;
 mod cards;
 mod comments;
 mod extract;
@@ -41,6 +42,7 @@ mod normalize;
 mod teasers;
 
 pub use ads::ad_blocks;
+pub use attribute_flood::{MAX_ATTRIBUTES, cut_attribute_floods};
 pub use comments::comment_blocks;
 pub use extract::{
     BlockKind, ExtractedPage, LinkKind, NO_ELEMENT, PageLink, RobotsMeta, TextBlock,

@@ -101,6 +101,14 @@ fn real_pages_are_never_too_deep() {
                     }
                     let html = std::fs::read_to_string(&path).expect("page readable");
                     assert_eq!(extract(&html).elements_too_deep, 0, "{}", path.display());
+                    assert!(
+                        matches!(
+                            dedupcrawl_textprep::cut_attribute_floods(&html),
+                            std::borrow::Cow::Borrowed(_)
+                        ),
+                        "{}",
+                        path.display()
+                    );
                 }
             }
         }

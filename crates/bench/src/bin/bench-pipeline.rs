@@ -15,7 +15,8 @@ use dedupcrawl_index::SledDedupIndex;
 use dedupcrawl_pipeline::{DedupSettings, DedupStage};
 use dedupcrawl_sketch::{MinHasher, shingle_set};
 use dedupcrawl_textprep::{
-    Language, TextPrep, TextPrepConfig, View, extract, extract_text_with_dom, hash_token,
+    Language, TextPrep, TextPrepConfig, View, cut_attribute_floods, extract, extract_text_with_dom,
+    hash_token,
 };
 
 const W: usize = 5;
@@ -93,6 +94,10 @@ fn main() -> anyhow::Result<()> {
         Variant {
             name: "part: `extract` alone (html5ever tokenizer)",
             run: Box::new(|page: &Page| extract(&page.html).blocks.len()),
+        },
+        Variant {
+            name: "part: `cut_attribute_floods` alone (the scan before the tokenizer)",
+            run: Box::new(|page: &Page| cut_attribute_floods(&page.html).len()),
         },
         Variant {
             name: "part: `extract_text_with_dom` alone (scraper DOM)",

@@ -44,7 +44,8 @@ impl PageExtractor {
         };
         // The extractor may fail on input it cannot make sense of; that is "no main content
         // found", not an error of the page.
-        rs_trafilatura::extract_with_options(html, &options)
+        let html = crate::attribute_flood::cut_attribute_floods(html);
+        rs_trafilatura::extract_with_options(&html, &options)
             .map(|result| result.content_text)
             .unwrap_or_default()
     }
