@@ -73,7 +73,8 @@ fn a_title_of_adjacent_inline_elements_is_found_in_the_extractors_text() {
 }
 
 /// No real page is nested past the bound that keeps a page from the page-level extractor
-/// (`ExtractedPage::elements_too_deep`, `crates/textprep/tests/deep_pages.rs`), nor has a tag
+/// (`ExtractedPage::elements_too_deep`, `crates/textprep/tests/deep_pages.rs`) or misnested
+/// past the bound (`ExtractedPage::misnested_formatting`), nor has a tag
 /// of more attributes than are kept (`cut_attribute_floods`): every page of WCXB dev and of
 /// the ScrapingHub benchmark is read as before.
 #[test]
@@ -85,7 +86,9 @@ fn no_benchmark_page_is_too_deep_for_the_extractor() {
     let too_deep: Vec<&str> = pages
         .iter()
         .filter(|page| {
-            dedupcrawl_textprep::extract(&page.html).elements_too_deep > 0
+            let extracted = dedupcrawl_textprep::extract(&page.html);
+            extracted.elements_too_deep > 0
+                || extracted.misnested_formatting > dedupcrawl_textprep::MAX_MISNESTED_FORMATTING
                 || matches!(
                     dedupcrawl_textprep::cut_attribute_floods(&page.html),
                     std::borrow::Cow::Owned(_)

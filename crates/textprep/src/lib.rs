@@ -50,8 +50,8 @@ pub use extract::{
 };
 pub use language::{Language, LanguageSource, decide_language};
 pub use main_content::{
-    ContentMask, ContentSource, ExtractorUse, HostContentModel, MainContent, MainContentConfig,
-    PageExtractor,
+    ContentMask, ContentSource, ExtractorUse, HostContentModel, MAX_MISNESTED_FORMATTING,
+    MainContent, MainContentConfig, PageExtractor,
 };
 pub use normalize::{NormalizeOptions, Normalizer, NumberPolicy, for_each_word, hash_token};
 pub use teasers::teaser_blocks;

@@ -4,12 +4,16 @@
 //! 50,000 nested tables overflowed the extractor's stack, which aborts the whole process, and
 //! 100,000 nested lists or 200,000 nested `<div>`s kept it busy for minutes. A page just under
 //! the bound still goes to the extractor, on that stack. Real pages never reach the bound.
+//! Likewise a page of 100,000 misnested formatting elements (`<b><i>x</b>y</i>`, which a tree
+//! builder clones and reopens: 30 s and 600 MB in the extractor).
 
 mod common;
 
 use std::time::{Duration, Instant};
 
-use dedupcrawl_textprep::{ContentSource, MainContent, MainContentConfig, extract};
+use dedupcrawl_textprep::{
+    ContentSource, MAX_MISNESTED_FORMATTING, MainContent, MainContentConfig, extract,
+};
 
 /// The stack of a tokio worker or blocking thread, on which a crawl decides its pages.
 const PAGE_THREAD_STACK: usize = 2 * 1024 * 1024;
@@ -70,6 +74,24 @@ fn a_page_nested_past_the_bound_is_decided_without_the_extractor() {
 }
 
 #[test]
+fn a_page_of_misnested_formatting_is_decided_without_the_extractor() {
+    // 1.8 MB: under the 2 MiB a crawl gives the extractor at most.
+    let body = "<b><i>word</b>more</i> ".repeat(80_000);
+    let html = format!("<html><body><article>{body}</article></body></html>");
+    assert!(extract(&html).misnested_formatting > MAX_MISNESTED_FORMATTING);
+    let (took, as_hosts, alone) = decide_on_a_page_thread(html);
+    assert_eq!(as_hosts, ContentSource::PageRules);
+    assert_eq!(alone, ContentSource::PageRules);
+    assert!(took < Duration::from_secs(10), "{took:?}");
+    // A few, as real pages have, are no reason to leave the extractor out.
+    let few = "<b><i>word</b>more</i> ".repeat(20);
+    let html = format!("<html><body><article><p>{few}</p></article></body></html>");
+    assert!(extract(&html).misnested_formatting <= MAX_MISNESTED_FORMATTING);
+    let (_, _, alone) = decide_on_a_page_thread(html);
+    assert_eq!(alone, ContentSource::PageExtractor);
+}
+
+#[test]
 fn a_page_just_under_the_bound_goes_to_the_extractor_on_a_page_threads_stack() {
     for (open, close) in NESTINGS {
         // Table and list nestings open two or three elements a level.
@@ -100,7 +122,13 @@ fn real_pages_are_never_too_deep() {
                         continue;
                     }
                     let html = std::fs::read_to_string(&path).expect("page readable");
-                    assert_eq!(extract(&html).elements_too_deep, 0, "{}", path.display());
+                    let extracted = extract(&html);
+                    assert_eq!(extracted.elements_too_deep, 0, "{}", path.display());
+                    assert!(
+                        extracted.misnested_formatting <= MAX_MISNESTED_FORMATTING,
+                        "{}",
+                        path.display()
+                    );
                     assert!(
                         matches!(
                             dedupcrawl_textprep::cut_attribute_floods(&html),

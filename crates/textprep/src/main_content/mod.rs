@@ -41,4 +41,4 @@ pub use config::MainContentConfig;
 pub use content_mask::{ContentMask, ContentSource};
 pub use host_content_model::HostContentModel;
 pub use host_models::{ExtractorUse, MainContent};
-pub use page_extractor::{PageExtractor, decide_alone};
+pub use page_extractor::{MAX_MISNESTED_FORMATTING, PageExtractor, decide_alone};
