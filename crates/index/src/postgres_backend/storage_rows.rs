@@ -109,29 +109,48 @@ impl PgStorage<'_> {
 /// Stores a document in one statement (data-modifying CTEs: each round trip is held under the
 /// decision's locks, which other checks of related documents wait for): its record ($2 id, $3
 /// original, $4 record), bucket rows ($5 bands, $6 bucket keys), postings ($7) and digests ($8
-/// kinds, $9 keys). With $10 the buckets given have room (the decision's first reads counted
-/// them); without, each is added only while it has fewer members than $11
-/// ([`MAX_BUCKET_MEMBERS`]). A posting is appended to its sample's id list while the list has
-/// fewer than $12 ids ([`MAX_POSTINGS_PER_SAMPLE`]; the samples the first reads found full are
-/// not given; the others come distinct and sorted, see [`sorted`]).
-const STORE_DOCUMENT: &str = "\
-    WITH document AS (\
-      INSERT INTO index_document (crawl, id, original, record) VALUES ($1, $2, $3, $4)), \
-    bucket AS (\
-      INSERT INTO index_bucket (crawl, band, bucket_key, id) \
-      SELECT $1, b.band, b.bucket_key, $2 \
-      FROM unnest($5::smallint[], $6::bigint[]) AS b(band, bucket_key) \
-      WHERE $10 OR (SELECT count(*) FROM index_bucket m WHERE m.crawl = $1 \
-                    AND m.band = b.band AND m.bucket_key = b.bucket_key) < $11), \
-    posting AS (\
-      INSERT INTO index_posting_list AS l (crawl, sample, ids) \
-      SELECT $1, s.sample, ARRAY[$2::bigint] FROM unnest($7::bigint[]) AS s(sample) \
-      ORDER BY s.sample \
-      ON CONFLICT (crawl, sample) DO UPDATE SET ids = l.ids || EXCLUDED.ids \
-      WHERE cardinality(l.ids) < $12 AND NOT ($2 = ANY (l.ids))) \
-    INSERT INTO index_digest (crawl, kind, digest_key, id) \
-    SELECT $1, d.kind, d.digest_key, $2 \
-    FROM unnest($8::\"char\"[], $9::bigint[]) AS d(kind, digest_key) ON CONFLICT DO NOTHING";
+/// kinds, $9 keys). [`STORE_DOCUMENT_COUNTED`] when the buckets given have room (the decision's
+/// first reads counted them, the usual case); [`STORE_DOCUMENT_UNCOUNTED`] otherwise, where each
+/// is added only while it has fewer members than $11 ([`MAX_BUCKET_MEMBERS`]). A posting is
+/// appended to its sample's id list while the list has fewer than $10 ids
+/// ([`MAX_POSTINGS_PER_SAMPLE`]; the samples the first reads found full are not given; the
+/// others come distinct and sorted, see [`sorted`]).
+///
+/// Why two statements, not one with a flag (`$flag OR (SELECT count(*) …) < $cap`): PostgreSQL
+/// planned that one afresh at every call (0.11 ms a page of server CPU, benches/workers), since
+/// a custom plan with the flag known drops the count and so always looked cheaper than the
+/// generic plan. Each of these two has one plan, which the server keeps.
+macro_rules! store_document {
+    ($bucket_filter:literal) => {
+        concat!(
+            "WITH document AS (\
+               INSERT INTO index_document (crawl, id, original, record) VALUES ($1, $2, $3, $4)), \
+             bucket AS (\
+               INSERT INTO index_bucket (crawl, band, bucket_key, id) \
+               SELECT $1, b.band, b.bucket_key, $2 \
+               FROM unnest($5::smallint[], $6::bigint[]) AS b(band, bucket_key)",
+            $bucket_filter,
+            "), \
+             posting AS (\
+               INSERT INTO index_posting_list AS l (crawl, sample, ids) \
+               SELECT $1, s.sample, ARRAY[$2::bigint] FROM unnest($7::bigint[]) AS s(sample) \
+               ORDER BY s.sample \
+               ON CONFLICT (crawl, sample) DO UPDATE SET ids = l.ids || EXCLUDED.ids \
+               WHERE cardinality(l.ids) < $10 AND NOT ($2 = ANY (l.ids))) \
+             INSERT INTO index_digest (crawl, kind, digest_key, id) \
+             SELECT $1, d.kind, d.digest_key, $2 \
+             FROM unnest($8::\"char\"[], $9::bigint[]) AS d(kind, digest_key) ON CONFLICT DO NOTHING"
+        )
+    };
+}
+
+/// [`store_document!`] for buckets known to have room.
+const STORE_DOCUMENT_COUNTED: &str = store_document!("");
+/// [`store_document!`] counting each bucket's members first.
+const STORE_DOCUMENT_UNCOUNTED: &str = store_document!(
+    " WHERE (SELECT count(*) FROM index_bucket m WHERE m.crawl = $1 \
+     AND m.band = b.band AND m.bucket_key = b.bucket_key) < $11"
+);
 
 /// A document's LSH buckets as (bands, bucket keys) columns.
 fn bucket_rows(config: &IndexConfig, document: &StoredDocument) -> (Vec<i16>, Vec<i64>) {
@@ -435,7 +454,12 @@ impl IndexStorage for PgStorage<'_> {
             *self.pending_counts.borrow_mut() = Some((host, blocks));
         }
         self.call("store a document", move |mut tx, crawl| async move {
-            let result = sqlx::query(STORE_DOCUMENT)
+            let statement = if counted {
+                STORE_DOCUMENT_COUNTED
+            } else {
+                STORE_DOCUMENT_UNCOUNTED
+            };
+            let query = sqlx::query(statement)
                 .bind(&crawl)
                 .bind(id)
                 .bind(original)
@@ -445,12 +469,13 @@ impl IndexStorage for PgStorage<'_> {
                 .bind(&samples)
                 .bind(&digests.0)
                 .bind(&digests.1)
-                .bind(counted)
-                .bind(MAX_BUCKET_MEMBERS as i64)
-                .bind(MAX_POSTINGS_PER_SAMPLE as i64)
-                .execute(&mut *tx)
-                .await
-                .map(|_| ());
+                .bind(MAX_POSTINGS_PER_SAMPLE as i64);
+            let query = if counted {
+                query
+            } else {
+                query.bind(MAX_BUCKET_MEMBERS as i64)
+            };
+            let result = query.execute(&mut *tx).await.map(|_| ());
             (result, tx)
         })
     }
