@@ -18,8 +18,8 @@
 
 use std::future::Future;
 
-use dedupcrawl_reconnect::{Reconnect, StoreRuntime};
-use sqlx::postgres::PgPool;
+use dedupcrawl_reconnect::{Held, HeldConnections, Reconnect, StoreRuntime};
+use sqlx::Connection as _;
 
 use crate::crawl_state::{
     ArchiveCheckpoint, ArchivedRecord, CrawlLogCheckpoint, CrawlStateStore, LoggedHost,
@@ -32,7 +32,8 @@ const MAX_CONNECTIONS: u32 = 2;
 
 /// One worker's view of a crawl's state in PostgreSQL.
 pub(crate) struct PostgresCrawlState {
-    pool: PgPool,
+    /// The store's connections, kept between calls ([`HeldConnections`]).
+    connections: HeldConnections,
     crawl: String,
     worker: String,
     /// This worker's crawl-log marks (128-bit hashes of the URLs), read once at the first
@@ -63,7 +64,7 @@ impl PostgresCrawlState {
             dedupcrawl_index::connect_and_migrate(&url, MAX_CONNECTIONS).await
         })??;
         Ok(PostgresCrawlState {
-            pool,
+            connections: HeldConnections::new(pool),
             crawl: crawl.to_string(),
             worker: worker.to_string(),
             logged: std::sync::Mutex::default(),
@@ -78,17 +79,31 @@ impl PostgresCrawlState {
         self
     }
 
-    /// Runs one call: `body` gets the pool, the crawl and the worker (again, from a copy of
-    /// it, after a lost connection).
+    /// Runs one call: `body` gets a connection, the crawl and the worker (again, from a copy
+    /// of it, after a lost connection).
     fn call<T, F, Fut>(&self, action: &'static str, body: F) -> Result<T, CrawlError>
     where
         T: Send + 'static,
-        F: FnOnce(PgPool, String, String) -> Fut + Clone,
+        F: FnOnce(Held, String, String) -> Fut + Clone + Send + 'static,
         Fut: Future<Output = Result<T, sqlx::Error>> + Send + 'static,
     {
         self.reconnect.retry(|| {
-            let future = body.clone()(self.pool.clone(), self.crawl.clone(), self.worker.clone());
-            self.runtime.block_on(future)?.map_err(database(action))
+            let (connections, body) = (self.connections.clone(), body.clone());
+            let (crawl, worker) = (self.crawl.clone(), self.worker.clone());
+            self.runtime
+                .block_on(async move {
+                    let result = match connections.acquire().await {
+                        Ok(connection) => body(connection, crawl, worker).await,
+                        Err(error) => Err(error),
+                    };
+                    if let Err(error) = &result
+                        && dedupcrawl_reconnect::is_connection_loss(error)
+                    {
+                        connections.forget_idle();
+                    }
+                    result
+                })?
+                .map_err(database(action))
         })
     }
 }
@@ -154,13 +169,14 @@ impl PostgresCrawlState {
         url: &str,
     ) -> Result<Option<T>, CrawlError> {
         let (url, statement) = (url.to_string(), table.read);
-        let text: Option<String> = self.call(table.reading, move |pool, crawl, _| async move {
-            sqlx::query_scalar(statement)
-                .bind(&crawl)
-                .bind(&url)
-                .fetch_optional(&pool)
-                .await
-        })?;
+        let text: Option<String> =
+            self.call(table.reading, move |mut conn, crawl, _| async move {
+                sqlx::query_scalar(statement)
+                    .bind(&crawl)
+                    .bind(&url)
+                    .fetch_optional(&mut *conn)
+                    .await
+            })?;
         Ok(text.and_then(|t| serde_json::from_str(&t).ok()))
     }
 
@@ -171,12 +187,13 @@ impl PostgresCrawlState {
         action: &'static str,
         statement: &'static str,
     ) -> Result<Vec<(String, T)>, CrawlError> {
-        let rows: Vec<(String, String)> = self.call(action, move |pool, crawl, _| async move {
-            sqlx::query_as(statement)
-                .bind(&crawl)
-                .fetch_all(&pool)
-                .await
-        })?;
+        let rows: Vec<(String, String)> =
+            self.call(action, move |mut conn, crawl, _| async move {
+                sqlx::query_as(statement)
+                    .bind(&crawl)
+                    .fetch_all(&mut *conn)
+                    .await
+            })?;
         Ok(rows
             .into_iter()
             .filter_map(|(key, text)| Some((key, serde_json::from_str(&text).ok()?)))
@@ -192,12 +209,12 @@ impl PostgresCrawlState {
     ) -> Result<(), CrawlError> {
         let (url, statement) = (url.to_string(), table.write);
         let text = serde_json::to_string(value).unwrap_or_default();
-        self.call(table.writing, move |pool, crawl, _| async move {
+        self.call(table.writing, move |mut conn, crawl, _| async move {
             sqlx::query(statement)
                 .bind(&crawl)
                 .bind(&url)
                 .bind(&text)
-                .execute(&pool)
+                .execute(&mut *conn)
                 .await
                 .map(drop)
         })
@@ -214,12 +231,15 @@ impl CrawlStateStore for PostgresCrawlState {
     }
 
     fn archived_count(&self) -> usize {
-        let count = self.call("count archived URLs", move |pool, crawl, _| async move {
-            sqlx::query_scalar::<_, i64>("SELECT count(*) FROM crawl_archived WHERE crawl = $1")
-                .bind(&crawl)
-                .fetch_one(&pool)
-                .await
-        });
+        let count = self.call(
+            "count archived URLs",
+            move |mut conn, crawl, _| async move {
+                sqlx::query_scalar::<_, i64>("SELECT count(*) FROM crawl_archived WHERE crawl = $1")
+                    .bind(&crawl)
+                    .fetch_one(&mut *conn)
+                    .await
+            },
+        );
         match count {
             Ok(count) => usize::try_from(count).unwrap_or(0),
             Err(error) => {
@@ -233,18 +253,21 @@ impl CrawlStateStore for PostgresCrawlState {
     fn mark_logged(&self, url: &str) -> Result<(), CrawlError> {
         let key = logged_key(url);
         let url = url.to_string();
-        self.call("mark a URL logged", move |pool, crawl, worker| async move {
-            sqlx::query(
-                "INSERT INTO crawl_logged (crawl, worker, url) VALUES ($1, $2, $3) \
+        self.call(
+            "mark a URL logged",
+            move |mut conn, crawl, worker| async move {
+                sqlx::query(
+                    "INSERT INTO crawl_logged (crawl, worker, url) VALUES ($1, $2, $3) \
                  ON CONFLICT DO NOTHING",
-            )
-            .bind(&crawl)
-            .bind(&worker)
-            .bind(&url)
-            .execute(&pool)
-            .await
-            .map(drop)
-        })?;
+                )
+                .bind(&crawl)
+                .bind(&worker)
+                .bind(&url)
+                .execute(&mut *conn)
+                .await
+                .map(drop)
+            },
+        )?;
         if let Some(marks) = self.logged_marks().as_mut() {
             marks.insert(key);
         }
@@ -254,16 +277,18 @@ impl CrawlStateStore for PostgresCrawlState {
     fn is_logged(&self, url: &str) -> Result<bool, CrawlError> {
         let mut marks = self.logged_marks();
         if marks.is_none() {
-            let urls: Vec<String> =
-                self.call("read logged URLs", move |pool, crawl, worker| async move {
+            let urls: Vec<String> = self.call(
+                "read logged URLs",
+                move |mut conn, crawl, worker| async move {
                     sqlx::query_scalar(
                         "SELECT url FROM crawl_logged WHERE crawl = $1 AND worker = $2",
                     )
                     .bind(&crawl)
                     .bind(&worker)
-                    .fetch_all(&pool)
+                    .fetch_all(&mut *conn)
                     .await
-                })?;
+                },
+            )?;
             *marks = Some(urls.iter().map(|url| logged_key(url)).collect());
         }
         Ok(marks
@@ -273,14 +298,14 @@ impl CrawlStateStore for PostgresCrawlState {
 
     fn mark_sitemaps_read(&self, host: &str) -> Result<(), CrawlError> {
         let host = host.to_string();
-        self.call("mark sitemaps read", move |pool, crawl, _| async move {
+        self.call("mark sitemaps read", move |mut conn, crawl, _| async move {
             sqlx::query(
                 "INSERT INTO crawl_sitemaps_read (crawl, host) VALUES ($1, $2) \
                  ON CONFLICT DO NOTHING",
             )
             .bind(&crawl)
             .bind(&host)
-            .execute(&pool)
+            .execute(&mut *conn)
             .await
             .map(drop)
         })
@@ -288,13 +313,13 @@ impl CrawlStateStore for PostgresCrawlState {
 
     fn sitemaps_read(&self, host: &str) -> Result<bool, CrawlError> {
         let host = host.to_string();
-        self.call("read sitemaps read", move |pool, crawl, _| async move {
+        self.call("read sitemaps read", move |mut conn, crawl, _| async move {
             sqlx::query_scalar(
                 "SELECT EXISTS (SELECT 1 FROM crawl_sitemaps_read WHERE crawl = $1 AND host = $2)",
             )
             .bind(&crawl)
             .bind(&host)
-            .fetch_one(&pool)
+            .fetch_one(&mut *conn)
             .await
         })
     }
@@ -302,14 +327,14 @@ impl CrawlStateStore for PostgresCrawlState {
     fn checkpoint(&self) -> Result<Option<ArchiveCheckpoint>, CrawlError> {
         let row: Option<(String, i64)> = self.call(
             "read the checkpoint",
-            move |pool, crawl, worker| async move {
+            move |mut conn, crawl, worker| async move {
                 sqlx::query_as(
                     "SELECT file, file_offset FROM crawl_checkpoint \
                      WHERE crawl = $1 AND worker = $2",
                 )
                 .bind(&crawl)
                 .bind(&worker)
-                .fetch_optional(&pool)
+                .fetch_optional(&mut *conn)
                 .await
             },
         )?;
@@ -324,7 +349,7 @@ impl CrawlStateStore for PostgresCrawlState {
         let offset = i64::try_from(checkpoint.offset).unwrap_or(i64::MAX);
         self.call(
             "record the checkpoint",
-            move |pool, crawl, worker| async move {
+            move |mut conn, crawl, worker| async move {
                 sqlx::query(
                     "INSERT INTO crawl_checkpoint (crawl, worker, file, file_offset) \
                  VALUES ($1, $2, $3, $4) ON CONFLICT (crawl, worker) \
@@ -334,7 +359,7 @@ impl CrawlStateStore for PostgresCrawlState {
                 .bind(&worker)
                 .bind(&file)
                 .bind(offset)
-                .execute(&pool)
+                .execute(&mut *conn)
                 .await
                 .map(drop)
             },
@@ -345,7 +370,7 @@ impl CrawlStateStore for PostgresCrawlState {
         let dir = dir.to_string();
         self.call(
             "record the output directory",
-            move |pool, crawl, worker| async move {
+            move |mut conn, crawl, worker| async move {
                 sqlx::query(
                     "INSERT INTO crawl_output_dir (crawl, worker, out_dir) VALUES ($1, $2, $3) \
                      ON CONFLICT (crawl, worker) DO UPDATE SET out_dir = EXCLUDED.out_dir",
@@ -353,7 +378,7 @@ impl CrawlStateStore for PostgresCrawlState {
                 .bind(&crawl)
                 .bind(&worker)
                 .bind(&dir)
-                .execute(&pool)
+                .execute(&mut *conn)
                 .await
                 .map(drop)
             },
@@ -363,12 +388,12 @@ impl CrawlStateStore for PostgresCrawlState {
     fn output_dirs(&self) -> Result<Vec<String>, CrawlError> {
         let rows: Vec<(String,)> = self.call(
             "read the output directories",
-            move |pool, crawl, _| async move {
+            move |mut conn, crawl, _| async move {
                 sqlx::query_as(
                     "SELECT out_dir FROM crawl_output_dir WHERE crawl = $1 ORDER BY worker",
                 )
                 .bind(&crawl)
-                .fetch_all(&pool)
+                .fetch_all(&mut *conn)
                 .await
             },
         )?;
@@ -379,21 +404,21 @@ impl CrawlStateStore for PostgresCrawlState {
         type Rows = (Option<(i32, i64, String)>, Vec<(String, String)>);
         let (meta, rows): Rows = self.call(
             "read the crawl-log checkpoint",
-            move |pool, crawl, worker| async move {
+            move |mut conn, crawl, worker| async move {
                 let meta = sqlx::query_as(
                     "SELECT round, log_offset, total FROM crawl_log_checkpoint \
                      WHERE crawl = $1 AND worker = $2",
                 )
                 .bind(&crawl)
                 .bind(&worker)
-                .fetch_optional(&pool)
+                .fetch_optional(&mut *conn)
                 .await?;
                 let rows = sqlx::query_as(
                     "SELECT host, counts FROM crawl_log_host WHERE crawl = $1 AND worker = $2",
                 )
                 .bind(&crawl)
                 .bind(&worker)
-                .fetch_all(&pool)
+                .fetch_all(&mut *conn)
                 .await?;
                 Ok((meta, rows))
             },
@@ -443,8 +468,8 @@ impl CrawlStateStore for PostgresCrawlState {
         // COMMIT answer writes the same.
         self.call(
             "record the crawl-log checkpoint",
-            move |pool, crawl, worker| async move {
-                let mut tx = pool.begin().await?;
+            move |mut conn, crawl, worker| async move {
+                let mut tx = conn.begin().await?;
                 sqlx::query(
                     "INSERT INTO crawl_logged (crawl, worker, url) \
                      SELECT $1, $2, unnest($3::text[]) ON CONFLICT DO NOTHING",
@@ -505,17 +530,19 @@ impl CrawlStateStore for PostgresCrawlState {
     /// One statement for both (asked before every fetch).
     fn url_progress(&self, url: &str) -> Result<UrlProgress, CrawlError> {
         let url = url.to_string();
-        let (revisit, archived): (Option<String>, Option<String>) =
-            self.call("read a URL's progress", move |pool, crawl, _| async move {
+        let (revisit, archived): (Option<String>, Option<String>) = self.call(
+            "read a URL's progress",
+            move |mut conn, crawl, _| async move {
                 sqlx::query_as(
                     "SELECT (SELECT state FROM crawl_revisit WHERE crawl = $1 AND url = $2), \
                      (SELECT record FROM crawl_archived WHERE crawl = $1 AND url = $2)",
                 )
                 .bind(&crawl)
                 .bind(&url)
-                .fetch_one(&pool)
+                .fetch_one(&mut *conn)
                 .await
-            })?;
+            },
+        )?;
         // Like the single reads: a value that does not parse is none.
         Ok(UrlProgress {
             revisit: revisit.and_then(|text| serde_json::from_str(&text).ok()),
@@ -536,10 +563,10 @@ impl CrawlStateStore for PostgresCrawlState {
 
     fn round(&self) -> Result<Option<RoundState>, CrawlError> {
         let text: Option<String> =
-            self.call("read the round", move |pool, crawl, _| async move {
+            self.call("read the round", move |mut conn, crawl, _| async move {
                 sqlx::query_scalar("SELECT state FROM crawl_round WHERE crawl = $1")
                     .bind(&crawl)
-                    .fetch_optional(&pool)
+                    .fetch_optional(&mut *conn)
                     .await
             })?;
         Ok(text.and_then(|t| serde_json::from_str(&t).ok()))
@@ -547,14 +574,14 @@ impl CrawlStateStore for PostgresCrawlState {
 
     fn set_round(&self, round: &RoundState) -> Result<(), CrawlError> {
         let text = serde_json::to_string(round).unwrap_or_default();
-        self.call("record the round", move |pool, crawl, _| async move {
+        self.call("record the round", move |mut conn, crawl, _| async move {
             sqlx::query(
                 "INSERT INTO crawl_round (crawl, state) VALUES ($1, $2) \
                  ON CONFLICT (crawl) DO UPDATE SET state = EXCLUDED.state",
             )
             .bind(&crawl)
             .bind(&text)
-            .execute(&pool)
+            .execute(&mut *conn)
             .await
             .map(drop)
         })

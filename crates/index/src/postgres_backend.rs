@@ -35,9 +35,7 @@
 use std::cell::RefCell;
 use std::future::Future;
 
-use dedupcrawl_reconnect::{Reconnect, StoreRuntime};
-use sqlx::postgres::PgPool;
-use sqlx::{Postgres, Transaction};
+use dedupcrawl_reconnect::{Held, HeldConnections, Reconnect, StoreRuntime};
 use xxhash_rust::xxh3::xxh3_64;
 
 use crate::block_counts::COUNT_CAP;
@@ -72,11 +70,14 @@ thread_local! {
 /// Document ids a process reserves at a time (see [`IdReservations`]).
 const ID_BLOCK: i64 = 64;
 
-type Tx = Transaction<'static, Postgres>;
+/// A decision's transaction: on a kept connection ([`HeldConnections`]), begun with
+/// [`Held::begin_transaction`].
+type Tx = Held;
 
 /// The dedup index of one crawl in PostgreSQL.
 pub struct PostgresDedupIndex {
-    pool: PgPool,
+    /// The index's connections, kept between calls ([`HeldConnections`]).
+    connections: HeldConnections,
     crawl: String,
     config: IndexConfig,
     /// The advisory lock key of this crawl's index.
@@ -183,7 +184,7 @@ impl PostgresDedupIndex {
             });
         }
         Ok(PostgresDedupIndex {
-            pool,
+            connections: HeldConnections::new(pool),
             crawl: crawl.to_string(),
             config,
             lock_key: xxh3_64(format!("dedupcrawl-index:{crawl}").as_bytes()) as i64,
@@ -226,19 +227,17 @@ impl PostgresDedupIndex {
             return Ok(id);
         }
         let end: i64 = self.reconnect.retry(|| {
-            let (pool, crawl) = (self.pool.clone(), self.crawl.clone());
-            self.runtime
-                .block_on(async move {
-                    sqlx::query_scalar(
-                        "UPDATE index_meta SET next_id = next_id + $2 WHERE crawl = $1 \
+            self.on_connection(|mut connection, crawl| async move {
+                sqlx::query_scalar(
+                    "UPDATE index_meta SET next_id = next_id + $2 WHERE crawl = $1 \
                      RETURNING next_id",
-                    )
-                    .bind(&crawl)
-                    .bind(ID_BLOCK)
-                    .fetch_one(&pool)
-                    .await
-                })?
-                .map_err(database("reserve document ids"))
+                )
+                .bind(&crawl)
+                .bind(ID_BLOCK)
+                .fetch_one(&mut *connection)
+                .await
+            })?
+            .map_err(database("reserve document ids"))
         })?;
         if end - ID_BLOCK >= i64::from(DocumentId::MAX) {
             return Err(IndexError::Full);
@@ -250,19 +249,40 @@ impl PostgresDedupIndex {
 
     /// Runs one read statement outside a transaction (one round trip, where a transaction
     /// takes three), again after a lost connection.
-    fn single_read<T, Fut>(
-        &self,
-        action: &'static str,
-        read: impl Fn(PgPool, String) -> Fut,
-    ) -> Result<T, IndexError>
+    fn single_read<T, F, Fut>(&self, action: &'static str, read: F) -> Result<T, IndexError>
     where
         T: Send + 'static,
+        F: Fn(Held, String) -> Fut + Clone + Send + 'static,
         Fut: Future<Output = Result<T, sqlx::Error>> + Send + 'static,
     {
-        self.reconnect.retry(|| {
-            self.runtime
-                .block_on(read(self.pool.clone(), self.crawl.clone()))?
-                .map_err(database(action))
+        self.reconnect
+            .retry(|| self.on_connection(read.clone())?.map_err(database(action)))
+    }
+
+    /// One try of a call on a kept connection ([`HeldConnections`]): `body` gets it and the
+    /// crawl. After a lost connection the other kept ones are given up too (the caller tries
+    /// again).
+    fn on_connection<T, F, Fut>(
+        &self,
+        body: F,
+    ) -> Result<Result<T, sqlx::Error>, dedupcrawl_reconnect::CallPanicked>
+    where
+        T: Send + 'static,
+        F: FnOnce(Held, String) -> Fut + Send + 'static,
+        Fut: Future<Output = Result<T, sqlx::Error>> + Send + 'static,
+    {
+        let (connections, crawl) = (self.connections.clone(), self.crawl.clone());
+        self.runtime.block_on(async move {
+            let result = match connections.acquire().await {
+                Ok(connection) => body(connection, crawl).await,
+                Err(error) => Err(error),
+            };
+            if let Err(error) = &result
+                && dedupcrawl_reconnect::is_connection_loss(error)
+            {
+                connections.forget_idle();
+            }
+            result
         })
     }
 
@@ -312,11 +332,10 @@ impl PostgresDedupIndex {
         id_taken: &mut bool,
         body: &impl Fn(&mut PgStorage<'_>) -> Result<T, IndexError>,
     ) -> Result<T, IndexError> {
-        let (pool, key, crawl) = (self.pool.clone(), self.lock_key, self.crawl.clone());
+        let (key, crawl) = (self.lock_key, self.crawl.clone());
         let (tx, read_ahead) = self
-            .runtime
-            .block_on(async move {
-                let mut tx = pool.begin().await?;
+            .on_connection(move |mut tx, _| async move {
+                tx.begin_transaction().await?;
                 let mut read_ahead = None;
                 match lock {
                     Lock::Exclusive => {
@@ -338,7 +357,7 @@ impl PostgresDedupIndex {
                     }
                     Lock::None => {}
                 }
-                Ok::<_, sqlx::Error>((tx, read_ahead))
+                Ok((tx, read_ahead))
             })?
             .map_err(database("begin a decision"))?;
         let mut storage = PgStorage {
@@ -364,7 +383,18 @@ impl PostgresDedupIndex {
         *id_taken = reserved_id.is_some() && storage.reserved_id.get().is_none();
         let value = value?;
         let tx = storage.take()?;
-        match self.runtime.block_on(async move { tx.commit().await })? {
+        let connections = self.connections.clone();
+        let committed = self.runtime.block_on(async move {
+            let mut tx = tx;
+            let result = tx.commit_transaction().await;
+            if let Err(error) = &result
+                && dedupcrawl_reconnect::is_connection_loss(error)
+            {
+                connections.forget_idle();
+            }
+            result
+        })?;
+        match committed {
             Ok(()) => {
                 // Evidence, not the decision: a failure here must not make the retry loop run
                 // a committed decision again (it would find the page as its own duplicate).
@@ -417,8 +447,7 @@ impl PostgresDedupIndex {
             return Ok(());
         }
         let cap = i32::try_from(COUNT_CAP).unwrap_or(i32::MAX);
-        let (pool, crawl) = (self.pool.clone(), self.crawl.clone());
-        let written = self.runtime.block_on(async move {
+        let written = self.on_connection(move |mut connection, crawl| async move {
             let result = sqlx::query(
                 "WITH host AS (\
                    INSERT INTO index_host (crawl, host, pages) \
@@ -437,16 +466,17 @@ impl PostgresDedupIndex {
             .bind(&rows.block_fingerprints)
             .bind(&rows.block_pages)
             .bind(cap)
-            .execute(&pool)
+            .execute(&mut *connection)
             .await;
-            (result, rows)
+            Ok((result, rows))
         });
         match written {
-            Ok((Ok(_), _)) => Ok(()),
-            Ok((Err(error), rows)) => {
+            Ok(Ok((Ok(_), _))) => Ok(()),
+            Ok(Ok((Err(error), rows))) => {
                 pending.restore(rows);
                 Err(database("write template block counts")(error))
             }
+            Ok(Err(error)) => Err(database("write template block counts")(error)),
             Err(panicked) => Err(panicked.into()),
         }
     }
@@ -508,10 +538,16 @@ impl DedupIndex for PostgresDedupIndex {
     /// follows on this thread (the pipeline asks for both, one after the other).
     fn block_page_counts(&self, host: &str, fingerprints: &[u64]) -> Result<Vec<u32>, IndexError> {
         let wanted = fingerprint_keys(fingerprints);
-        let (rows, host_pages) = self.single_read("read block counts", |pool, crawl| {
-            let (host, wanted) = (host.to_string(), wanted.clone());
-            async move { read_block_and_host_counts(&pool, &crawl, &host, &wanted).await }
-        })?;
+        let (rows, host_pages) =
+            self.single_read("read block counts", {
+                let (host, wanted) = (host.to_string(), wanted.clone());
+                move |mut connection, crawl| {
+                    let (host, wanted) = (host.clone(), wanted.clone());
+                    async move {
+                        read_block_and_host_counts(&mut connection, &crawl, &host, &wanted).await
+                    }
+                }
+            })?;
         HOST_PAGES_READ.with(|read| {
             *read.borrow_mut() = Some((self.lock_key, host.to_string(), host_pages));
         });
@@ -534,9 +570,12 @@ impl DedupIndex for PostgresDedupIndex {
         });
         let pages = match read_before {
             Some((_, _, pages)) => pages,
-            None => self.single_read("read a host's page count", |pool, crawl| {
+            None => self.single_read("read a host's page count", {
                 let host = host.to_string();
-                async move { read_host_pages(&pool, &crawl, &host).await }
+                move |mut connection, crawl| {
+                    let host = host.clone();
+                    async move { read_host_pages(&mut *connection, &crawl, &host).await }
+                }
             })?,
         };
         let kept = self.lock_pending_counts().host_pages(host);

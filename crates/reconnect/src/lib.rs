@@ -14,10 +14,13 @@
 //! code what a re-run does then.
 //!
 //! [`StoreRuntime`] is the other half the stores share: their calls are synchronous, so each
-//! runs its queries on a runtime of its own and waits for the answer.
+//! runs its queries on a runtime of its own and waits for the answer; [`HeldConnections`]
+//! keeps each store's connections between its calls, which spares a round trip per call.
 
+mod held_connections;
 mod store_runtime;
 
+pub use held_connections::{Held, HeldConnections};
 pub use store_runtime::{CallPanicked, StoreRuntime};
 
 use std::sync::Arc;

@@ -88,12 +88,12 @@ impl PostgresQueue {
     }
 
     pub(super) fn first_due_in_database(&self) -> Result<Option<u64>, FrontierError> {
-        let first = self.autocommit("read the next retry", move |pool, crawl, _| async move {
+        let first = self.autocommit("read the next retry", move |mut conn, crawl, _| async move {
             let first: Option<i64> = sqlx::query_scalar(
                 "SELECT min(due_unix_ms) FROM frontier_entry WHERE crawl = $1 AND state = 'delayed'",
             )
             .bind(&crawl)
-            .fetch_one(&pool)
+            .fetch_one(&mut *conn)
             .await?;
             Ok(first.map(|ms| u64::try_from(ms).unwrap_or_default()))
         })?;
@@ -134,13 +134,13 @@ impl PostgresQueue {
         host: &str,
     ) -> Result<Option<Duration>, FrontierError> {
         let host = host.to_string();
-        self.autocommit("read a host delay", move |pool, crawl, _| async move {
+        self.autocommit("read a host delay", move |mut conn, crawl, _| async move {
             let delay: Option<i64> = sqlx::query_scalar(
                 "SELECT delay_ms FROM frontier_host WHERE crawl = $1 AND host = $2",
             )
             .bind(&crawl)
             .bind(&host)
-            .fetch_optional(&pool)
+            .fetch_optional(&mut *conn)
             .await?;
             let delay = delay.map(|ms| Duration::from_millis(u64::try_from(ms).unwrap_or(0)));
             Ok(delay)
@@ -158,7 +158,7 @@ impl PostgresQueue {
         }
         let host = host.to_string();
         let millis = delay.map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
-        self.autocommit("store a host delay", move |pool, crawl, _| async move {
+        self.autocommit("store a host delay", move |mut conn, crawl, _| async move {
             match millis {
                 Some(millis) => {
                     sqlx::query(
@@ -168,14 +168,14 @@ impl PostgresQueue {
                     .bind(&crawl)
                     .bind(&host)
                     .bind(millis)
-                    .execute(&pool)
+                    .execute(&mut *conn)
                     .await?
                 }
                 None => {
                     sqlx::query("DELETE FROM frontier_host WHERE crawl = $1 AND host = $2")
                         .bind(&crawl)
                         .bind(&host)
-                        .execute(&pool)
+                        .execute(&mut *conn)
                         .await?
                 }
             };

@@ -45,7 +45,7 @@ impl PostgresQueue {
         ended: EndedLease,
     ) -> Result<(), FrontierError> {
         let lease = to_i64(lease_id);
-        self.autocommit(action, move |pool, crawl, worker| async move {
+        self.autocommit(action, move |mut conn, crawl, worker| async move {
             sqlx::query(&statement)
                 .bind(&crawl)
                 .bind(&ended.host)
@@ -53,7 +53,7 @@ impl PostgresQueue {
                 .bind(&worker)
                 .bind(&ended.text)
                 .bind(ended.due_unix_ms)
-                .execute(&pool)
+                .execute(&mut *conn)
                 .await?;
             Ok(())
         })?;
@@ -107,12 +107,12 @@ impl PostgresQueue {
                     claim.known = Some(lock_ignoring_poison(&self.book).out_ids());
                 }
                 tries += 1;
-                let (pool, crawl, worker) =
-                    (self.pool.clone(), self.crawl.clone(), self.worker.clone());
+                let (crawl, worker) = (self.crawl.clone(), self.worker.clone());
                 let claim = claim.clone();
-                self.runtime
-                    .block_on(async move { claim_front(&pool, &crawl, &worker, &claim).await })?
-                    .map_err(database("lease URLs"))
+                self.on_connection(move |mut conn| async move {
+                    claim_front(&mut *conn, &crawl, &worker, &claim).await
+                })?
+                .map_err(database("lease URLs"))
             })?;
             let (rows, more) = match claimed {
                 Claim::Leased(rows, more) => (rows, more),
@@ -145,7 +145,7 @@ impl PostgresQueue {
     ) -> Result<(), FrontierError> {
         let host = host.to_string();
         let pause_ms = i64::try_from(pause.as_millis()).unwrap_or(i64::MAX);
-        self.autocommit("pause a host", move |pool, crawl, worker| async move {
+        self.autocommit("pause a host", move |mut conn, crawl, worker| async move {
             sqlx::query(
                 "INSERT INTO frontier_host_slot AS slot (crawl, host, paused_until, paused_by) \
                  VALUES ($1, $2, clock_timestamp() + $3 * interval '1 millisecond', $4) \
@@ -158,7 +158,7 @@ impl PostgresQueue {
             .bind(&host)
             .bind(pause_ms)
             .bind(&worker)
-            .execute(&pool)
+            .execute(&mut *conn)
             .await?;
             Ok(())
         })

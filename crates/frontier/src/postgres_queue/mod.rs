@@ -60,8 +60,7 @@ use std::future::Future;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use dedupcrawl_reconnect::{Reconnect, StoreRuntime};
-use sqlx::postgres::PgPool;
+use dedupcrawl_reconnect::{CallPanicked, Held, HeldConnections, Reconnect, StoreRuntime};
 use sqlx::{Postgres, Transaction};
 
 use crate::canonical::CanonicalUrl;
@@ -105,7 +104,9 @@ pub struct PostgresFrontierConfig {
 
 /// The frontier's rows of one crawl, as one worker sees them.
 pub struct PostgresQueue {
-    pool: PgPool,
+    /// The store's connections, kept between calls ([`HeldConnections`]); its transactions
+    /// (none a page) take theirs from the pool.
+    connections: HeldConnections,
     crawl: String,
     worker: String,
     lease_ms: i64,
@@ -128,8 +129,11 @@ impl Drop for PostgresQueue {
         // they expire: back to their queues (one try; `flush` already did it at a clean end).
         let leases = lock_ignoring_poison(&self.book).give_back(None);
         if !leases.is_empty() {
-            let (pool, crawl, worker) =
-                (self.pool.clone(), self.crawl.clone(), self.worker.clone());
+            let (pool, crawl, worker) = (
+                self.connections.pool().clone(),
+                self.crawl.clone(),
+                self.worker.clone(),
+            );
             let _ = self.runtime.block_on(async move {
                 let mut tx = pool.begin().await?;
                 requeue_leases_at_front(&mut tx, &crawl, &worker, &leases).await?;
@@ -156,7 +160,7 @@ impl PostgresFrontierStore {
         let pool =
             runtime.block_on(async move { connect_and_migrate(&url, MAX_CONNECTIONS).await })??;
         let storage = PostgresQueue {
-            pool,
+            connections: HeldConnections::new(pool),
             crawl: config.crawl.clone(),
             worker: config.worker.clone(),
             lease_ms: i64::try_from(config.lease.as_millis()).unwrap_or(i64::MAX),
@@ -184,7 +188,7 @@ impl PostgresQueue {
             + 'static,
     {
         self.reconnect.retry(|| {
-            let (pool, body) = (self.pool.clone(), body.clone());
+            let (pool, body) = (self.connections.pool().clone(), body.clone());
             let (crawl, worker) = (self.crawl.clone(), self.worker.clone());
             self.runtime
                 .block_on(async move {
@@ -198,17 +202,42 @@ impl PostgresQueue {
     }
 
     /// Runs one call of a single statement outside a transaction (one round trip, where a
-    /// transaction takes three): `body` gets the pool, the crawl and the worker (again, from a
-    /// copy of it, after a lost connection).
+    /// transaction takes three): `body` gets a connection ([`HeldConnections`]), the crawl and
+    /// the worker (again, from a copy of it, after a lost connection).
     fn autocommit<T, F, Fut>(&self, action: &'static str, body: F) -> Result<T, FrontierError>
     where
         T: Send + 'static,
-        F: FnOnce(PgPool, String, String) -> Fut + Clone,
+        F: FnOnce(Held, String, String) -> Fut + Clone + Send + 'static,
         Fut: Future<Output = Result<T, sqlx::Error>> + Send + 'static,
     {
         self.reconnect.retry(|| {
-            let future = body.clone()(self.pool.clone(), self.crawl.clone(), self.worker.clone());
-            self.runtime.block_on(future)?.map_err(database(action))
+            let body = body.clone();
+            let (crawl, worker) = (self.crawl.clone(), self.worker.clone());
+            self.on_connection(move |connection| body(connection, crawl, worker))?
+                .map_err(database(action))
+        })
+    }
+
+    /// One try of a call on a kept connection ([`HeldConnections`]); after a lost connection,
+    /// the other kept ones are given up too (the caller tries again).
+    fn on_connection<T, F, Fut>(&self, body: F) -> Result<Result<T, sqlx::Error>, CallPanicked>
+    where
+        T: Send + 'static,
+        F: FnOnce(Held) -> Fut + Send + 'static,
+        Fut: Future<Output = Result<T, sqlx::Error>> + Send + 'static,
+    {
+        let connections = self.connections.clone();
+        self.runtime.block_on(async move {
+            let result = match connections.acquire().await {
+                Ok(connection) => body(connection).await,
+                Err(error) => Err(error),
+            };
+            if let Err(error) = &result
+                && dedupcrawl_reconnect::is_connection_loss(error)
+            {
+                connections.forget_idle();
+            }
+            result
         })
     }
 }
@@ -294,14 +323,14 @@ impl QueueStorage for PostgresQueue {
             let (hosts, texts): (Vec<String>, Vec<String>) = entry_rows(rows).into_iter().unzip();
             let (sent, sent_seen) = (asked.clone(), asked_seen.clone());
             let inserted: Vec<Vec<u8>> =
-                self.autocommit("offer URLs", move |pool, crawl, _| async move {
+                self.autocommit("offer URLs", move |mut conn, crawl, _| async move {
                     sqlx::query_scalar(OFFER_STATEMENT)
                         .bind(&crawl)
                         .bind(&sent)
                         .bind(&hosts)
                         .bind(&texts)
                         .bind(&sent_seen)
-                        .fetch_all(&pool)
+                        .fetch_all(&mut *conn)
                         .await
                 })?;
             self.known_seen.learn(&asked);
@@ -351,13 +380,13 @@ impl QueueStorage for PostgresQueue {
             return Ok(true);
         }
         let asked = key.clone();
-        let seen = self.autocommit("look a URL up", move |pool, crawl, _| async move {
+        let seen = self.autocommit("look a URL up", move |mut conn, crawl, _| async move {
             let seen: bool = sqlx::query_scalar(
                 "SELECT EXISTS (SELECT 1 FROM frontier_seen WHERE crawl = $1 AND url_key = $2)",
             )
             .bind(&crawl)
             .bind(&asked)
-            .fetch_one(&pool)
+            .fetch_one(&mut *conn)
             .await?;
             Ok(seen)
         })?;
@@ -373,13 +402,13 @@ impl QueueStorage for PostgresQueue {
             return Ok(false);
         }
         let asked = key.clone();
-        let new = self.autocommit("mark a URL seen", move |pool, crawl, _| async move {
+        let new = self.autocommit("mark a URL seen", move |mut conn, crawl, _| async move {
             let inserted = sqlx::query(
                 "INSERT INTO frontier_seen (crawl, url_key) VALUES ($1, $2) ON CONFLICT DO NOTHING",
             )
             .bind(&crawl)
             .bind(&asked)
-            .execute(&pool)
+            .execute(&mut *conn)
             .await?
             .rows_affected();
             Ok(inserted == 1)
@@ -399,7 +428,7 @@ impl QueueStorage for PostgresQueue {
         }
         let sent = asked.clone();
         let inserted: Vec<Vec<u8>> =
-            self.autocommit("mark URLs seen", move |pool, crawl, _| async move {
+            self.autocommit("mark URLs seen", move |mut conn, crawl, _| async move {
                 sqlx::query_scalar(
                     "INSERT INTO frontier_seen (crawl, url_key) \
                      SELECT $1, key FROM unnest($2::bytea[]) AS keys(key) \
@@ -407,7 +436,7 @@ impl QueueStorage for PostgresQueue {
                 )
                 .bind(&crawl)
                 .bind(&sent)
-                .fetch_all(&pool)
+                .fetch_all(&mut *conn)
                 .await
             })?;
         self.known_seen.learn(&asked);

@@ -18,11 +18,12 @@ pub(super) struct PgStorage<'a> {
 
 impl Drop for PgStorage<'_> {
     fn drop(&mut self) {
-        // A transaction left over (an error) is rolled back on the runtime: a pooled connection
-        // must be given back inside it.
+        // A transaction left over (an error) is rolled back on the runtime (its connection is
+        // kept for the next call if that works, closed otherwise: see `Held`).
         if let Some(tx) = self.tx.get_mut().take() {
             self.index.runtime.spawn(async move {
-                let _ = tx.rollback().await;
+                let mut tx = tx;
+                let _ = tx.rollback_transaction().await;
             });
         }
     }
@@ -50,6 +51,12 @@ impl PgStorage<'_> {
             .runtime
             .block_on(body(tx, self.index.crawl.clone()))?;
         *self.tx.borrow_mut() = Some(tx);
+        if let Err(error) = &result
+            && dedupcrawl_reconnect::is_connection_loss(error)
+        {
+            // The other kept connections are likely lost too: the retry takes a new one.
+            self.index.connections.forget_idle();
+        }
         result.map_err(database(action))
     }
 
@@ -532,7 +539,7 @@ pub(super) async fn read_block_counts<'c>(
 
 /// [`read_block_counts`] and [`read_host_pages`] in one statement.
 pub(super) async fn read_block_and_host_counts(
-    pool: &PgPool,
+    connection: &mut sqlx::PgConnection,
     crawl: &str,
     host: &str,
     wanted: &[i64],
@@ -548,7 +555,7 @@ pub(super) async fn read_block_and_host_counts(
     .bind(crawl)
     .bind(host)
     .bind(wanted)
-    .fetch_all(pool)
+    .fetch_all(connection)
     .await?;
     let mut host_pages = None;
     let mut counts = Vec::with_capacity(rows.len());
