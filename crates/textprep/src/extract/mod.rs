@@ -15,234 +15,18 @@ use html5ever::tokenizer::{
     BufferQueue, Tag, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts,
 };
 
-/// How a block of text was delimited in the page.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub enum BlockKind {
-    Heading,
-    Paragraph,
-    ListItem,
-    TableCell,
-    Preformatted,
-    Other,
-}
+mod element_names;
+mod page;
 
-/// One block of visible text: a paragraph, heading, list item, table cell, ...
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct TextBlock {
-    /// Visible text with entities decoded and whitespace collapsed.
-    pub text: String,
-    pub kind: BlockKind,
-    /// Non-whitespace characters in the block.
-    pub chars: u32,
-    /// Non-whitespace characters inside `<a href>` links.
-    pub link_chars: u32,
-    /// Whitespace-separated words.
-    pub words: u32,
-    /// [`block_fingerprint`] of the text, computed once at extraction.
-    pub fingerprint: u64,
-    /// Inside page chrome: `<nav>`, `<aside>`, `<menu>`, `<dialog>`, a page-level `<header>`
-    /// or `<footer>` (not one inside an article or section), or an element whose id/class
-    /// names navigation, menus, sidebars, footers, cookie banners or popups.
-    pub in_chrome: bool,
-    /// Hash of where the block sits in the document: the chain of open elements from `<html>`
-    /// down to the block, each as its name, id and class with digits left out (so `post-17`
-    /// and `post-18` are one place). Pages of one template put their content at the same
-    /// paths; a host's content model is keyed by it.
-    pub path: u64,
-    /// The same chain with element names only: what a host model falls back on for a path it
-    /// has not seen (a heading or code block with a class of its own).
-    pub shape: u64,
-    /// The innermost element the block sits in, as an index into
-    /// [`ExtractedPage::element_parents`] ([`NO_ELEMENT`] at the top level): which blocks
-    /// share a container, e.g. the region of a page its main content comes from.
-    #[serde(default)]
-    pub parent: u32,
-}
-
-/// [`TextBlock::parent`] / [`ExtractedPage::element_parents`] of something in no element.
-pub const NO_ELEMENT: u32 = u32::MAX;
-
-impl TextBlock {
-    /// Share of the block's characters that are link text (0.0 ..= 1.0).
-    pub fn link_density(&self) -> f32 {
-        if self.chars == 0 {
-            0.0
-        } else {
-            self.link_chars as f32 / self.chars as f32
-        }
-    }
-
-    /// Number of whitespace-separated words.
-    pub fn word_count(&self) -> usize {
-        self.words as usize
-    }
-
-    /// 64-bit fingerprint of the block's case-folded text: the key for per-host block counts.
-    pub fn fingerprint(&self) -> u64 {
-        self.fingerprint
-    }
-
-    /// A block of plain text (for callers that build blocks themselves).
-    pub fn new(text: &str, kind: BlockKind) -> TextBlock {
-        let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
-        let chars = text.chars().filter(|c| !c.is_whitespace()).count() as u32;
-        TextBlock {
-            words: text.split(' ').filter(|w| !w.is_empty()).count() as u32,
-            fingerprint: block_fingerprint(&text),
-            text,
-            kind,
-            chars,
-            link_chars: 0,
-            in_chrome: false,
-            path: 0,
-            shape: 0,
-            parent: NO_ELEMENT,
-        }
-    }
-}
-
-/// Fingerprint of a text block, insensitive to case and whitespace runs.
-pub fn block_fingerprint(text: &str) -> u64 {
-    let mut folded = String::with_capacity(text.len());
-    for word in text.split_whitespace() {
-        if !folded.is_empty() {
-            folded.push(' ');
-        }
-        if word.is_ascii() {
-            folded.extend(word.bytes().map(|b| b.to_ascii_lowercase() as char));
-        } else {
-            folded.extend(word.chars().flat_map(char::to_lowercase));
-        }
-    }
-    xxhash_rust::xxh3::xxh3_64(folded.as_bytes())
-}
-
-/// Where a link was found.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub enum LinkKind {
-    /// `<a href>` / `<area href>`
-    Anchor,
-    /// `<iframe src>` / `<frame src>`
-    Frame,
-    /// `<meta http-equiv=refresh content="0; url=...">`
-    MetaRefresh,
-}
-
-/// A link as written in the page (not yet resolved against the base URL).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct PageLink {
-    pub href: String,
-    pub kind: LinkKind,
-    /// `rel` contains `nofollow`.
-    pub nofollow: bool,
-    /// Index in [`ExtractedPage::blocks`] of the block the link's text belongs to (a link
-    /// with no text points past the blocks it sits between).
-    pub block: u32,
-}
-
-/// `<meta name="robots">` directives found in the page.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct RobotsMeta {
-    pub noindex: bool,
-    pub nofollow: bool,
-}
-
-impl RobotsMeta {
-    /// Parses a robots directive list as found in `<meta name=robots content>` or the
-    /// `X-Robots-Tag` header (`noindex, nofollow`, `none`, ...). Unknown directives are ignored.
-    pub fn parse(directives: &str) -> RobotsMeta {
-        let mut meta = RobotsMeta::default();
-        meta.merge(directives);
-        meta
-    }
-
-    /// Adds the directives of another list (several meta tags / headers combine).
-    pub fn merge(&mut self, directives: &str) {
-        for directive in directives.split([',', ' ']) {
-            // X-Robots-Tag may be prefixed with a user agent: "googlebot: noindex".
-            let directive = directive.rsplit(':').next().unwrap_or("").trim();
-            match directive.to_ascii_lowercase().as_str() {
-                "noindex" => self.noindex = true,
-                "nofollow" => self.nofollow = true,
-                "none" => {
-                    self.noindex = true;
-                    self.nofollow = true;
-                }
-                _ => {}
-            }
-        }
-    }
-}
-
-/// Everything the pipeline needs from one HTML document.
-#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct ExtractedPage {
-    pub title: Option<String>,
-    pub blocks: Vec<TextBlock>,
-    /// The page's links in document order: at most the cap given to [`extract_capped`] of
-    /// the followable ones (no `rel=nofollow`) and as many `nofollow` ones.
-    pub links: Vec<PageLink>,
-    /// Followable links past the cap: counted, never kept (no string is made for them), so a
-    /// page of a million links costs no more than one of `cap` links.
-    #[serde(default)]
-    pub links_left_out: u64,
-    /// Start tags nested deeper than 512 elements (those whose end tag is required, as a
-    /// tree builder nests them): such a page is never given to a DOM-building extractor (200,000 nested `<b>` overflowed its stack,
-    /// 100,000 nested lists took minutes).
-    #[serde(default)]
-    pub elements_too_deep: u64,
-    /// Formatting elements (`<b>`, `<i>`, `<a>`…) left open inside an element the page then
-    /// closed (`<b><i>x</b>y</i>`): a tree builder's adoption agency clones and reopens each,
-    /// so 100,000 of them cost the extractor 30 s and 600 MB (a few on a real page are
-    /// harmless).
-    #[serde(default)]
-    pub misnested_formatting: u64,
-    /// `<html lang>` as written, e.g. `en-US`.
-    pub lang_attribute: Option<String>,
-    /// `<link rel=canonical href>` as written.
-    pub canonical: Option<String>,
-    /// `<base href>` as written.
-    pub base_href: Option<String>,
-    pub robots: RobotsMeta,
-    /// For each element of the page that was open around text (numbered in document order),
-    /// the element it sits in ([`NO_ELEMENT`] at the top): the tree of containers, which the
-    /// tokenizer-based extraction otherwise does not keep. Parents come before children.
-    #[serde(default)]
-    pub element_parents: Vec<u32>,
-}
-
-impl ExtractedPage {
-    /// Whether `block` sits (at any depth) inside element `container`.
-    pub fn is_inside(&self, block: &TextBlock, container: u32) -> bool {
-        let mut element = block.parent;
-        // Parents come before children, so the walk ends (also on a malformed table).
-        while element != NO_ELEMENT && element >= container {
-            if element == container {
-                return true;
-            }
-            element = self
-                .element_parents
-                .get(element as usize)
-                .copied()
-                .unwrap_or(NO_ELEMENT);
-        }
-        false
-    }
-}
-
-impl ExtractedPage {
-    /// All visible text, one block per line.
-    pub fn full_text(&self) -> String {
-        let mut out = String::new();
-        for block in &self.blocks {
-            if !out.is_empty() {
-                out.push('\n');
-            }
-            out.push_str(&block.text);
-        }
-        out
-    }
-}
+use element_names::{
+    attribute_names_chrome, block_kind, end_tag_optional_or_void, hidden_in_dom, is_chrome_element,
+    is_formatting_element, is_head_content, is_skipped_subtree, is_structural_id, is_void,
+    raw_kind_of_skipped,
+};
+pub use page::{
+    BlockKind, ExtractedPage, LinkKind, NO_ELEMENT, PageLink, RobotsMeta, TextBlock,
+    block_fingerprint,
+};
 
 /// `needle` (ASCII, lowercase) in `haystack` in any case, without allocating.
 fn contains_ignore_ascii_case(haystack: &str, needle: &str) -> bool {
@@ -250,107 +34,6 @@ fn contains_ignore_ascii_case(haystack: &str, needle: &str) -> bool {
         .as_bytes()
         .windows(needle.len())
         .any(|w| w.eq_ignore_ascii_case(needle.as_bytes()))
-}
-
-/// Elements whose content is never visible text.
-fn raw_kind_of_skipped(name: &str) -> Option<RawKind> {
-    match name {
-        "script" => Some(RawKind::ScriptData),
-        // `noscript` is not here: a crawler runs no script, so its content is what the
-        // crawler's reader sees (forums such as Discourse serve their posts there).
-        "style" | "xmp" | "iframe" | "noembed" | "noframes" => Some(RawKind::Rawtext),
-        _ => None,
-    }
-}
-
-/// Elements whose whole subtree is skipped (their text is parsed normally but not kept).
-fn is_skipped_subtree(name: &str) -> bool {
-    matches!(name, "template" | "svg" | "math" | "head")
-}
-
-/// Elements the DOM walk of [`extract_text_with_dom`] hides: html5ever's tree builder parses
-/// `noscript` as raw text (scripting on), so its text node holds markup, not text.
-fn hidden_in_dom(name: &str) -> bool {
-    raw_kind_of_skipped(name).is_some() || is_skipped_subtree(name) || name == "noscript"
-}
-
-fn is_head_content(name: &str) -> bool {
-    matches!(
-        name,
-        "head" | "title" | "meta" | "link" | "script" | "style" | "base" | "noscript" | "template"
-    )
-}
-
-fn block_kind(name: &str) -> Option<BlockKind> {
-    Some(match name {
-        "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => BlockKind::Heading,
-        "p" => BlockKind::Paragraph,
-        "li" | "dt" | "dd" => BlockKind::ListItem,
-        "td" | "th" | "caption" => BlockKind::TableCell,
-        "pre" => BlockKind::Preformatted,
-        "address" | "article" | "aside" | "blockquote" | "body" | "br" | "details" | "dialog"
-        | "div" | "dl" | "fieldset" | "figcaption" | "figure" | "footer" | "form" | "header"
-        | "hgroup" | "hr" | "html" | "legend" | "main" | "nav" | "ol" | "option" | "section"
-        | "summary" | "table" | "tbody" | "tfoot" | "thead" | "tr" | "ul" | "button" | "label"
-        | "textarea" | "center" | "menu" => BlockKind::Other,
-        _ => return None,
-    })
-}
-
-fn is_void(name: &str) -> bool {
-    matches!(
-        name,
-        "area"
-            | "base"
-            | "br"
-            | "col"
-            | "embed"
-            | "hr"
-            | "img"
-            | "input"
-            | "link"
-            | "meta"
-            | "param"
-            | "source"
-            | "track"
-            | "wbr"
-    )
-}
-
-fn is_chrome_element(name: &str) -> bool {
-    matches!(
-        name,
-        "nav" | "header" | "footer" | "aside" | "menu" | "dialog"
-    )
-}
-
-/// id/class words that mark page chrome on sites that do not use semantic elements.
-fn attribute_names_chrome(value: &str) -> bool {
-    const MARKERS: [&str; 14] = [
-        "nav",
-        "popup",
-        "modal",
-        "menu",
-        "footer",
-        "sidebar",
-        "cookie",
-        "consent",
-        "breadcrumb",
-        "masthead",
-        "banner",
-        "topbar",
-        "toolbar",
-        "skip-link",
-    ];
-    value
-        .split(|c: char| c.is_ascii_whitespace() || c == '-' || c == '_')
-        .any(|word| {
-            MARKERS.iter().any(|m| {
-                let prefix = word.get(..m.len());
-                prefix.is_some_and(|p| p.eq_ignore_ascii_case(m))
-                    && (word.len() == m.len() || m.len() >= 4)
-            })
-        })
 }
 
 /// Deepest element nesting tracked; deeper (pathological) markup is flattened.
@@ -393,35 +76,6 @@ struct SinkState {
     /// which [`SinkState::open`] does not show (it closes a `<td>` at the next, so 50,000
     /// nested tables stay shallow there).
     nested_depth: usize,
-}
-
-/// Elements whose end tag HTML lets a page leave out (a tree builder closes them by the next
-/// sibling or the parent's end), and void elements: neither counts towards
-/// [`SinkState::nested_depth`].
-fn end_tag_optional_or_void(name: &str) -> bool {
-    is_void(name)
-        || matches!(
-            name,
-            "html"
-                | "head"
-                | "body"
-                | "li"
-                | "dt"
-                | "dd"
-                | "p"
-                | "rt"
-                | "rp"
-                | "optgroup"
-                | "option"
-                | "colgroup"
-                | "caption"
-                | "thead"
-                | "tbody"
-                | "tfoot"
-                | "tr"
-                | "td"
-                | "th"
-        )
 }
 
 impl SinkState {
@@ -723,27 +377,6 @@ impl SinkState {
     }
 }
 
-/// The elements a tree builder's adoption agency reopens when an ancestor closes before them
-/// (the HTML standard's "formatting elements").
-fn is_formatting_element(name: &str) -> bool {
-    matches!(
-        name,
-        "a" | "b"
-            | "big"
-            | "code"
-            | "em"
-            | "font"
-            | "i"
-            | "nobr"
-            | "s"
-            | "small"
-            | "strike"
-            | "strong"
-            | "tt"
-            | "u"
-    )
-}
-
 /// The path of an element inside a parent at `parent`: name, id and class words, digits
 /// dropped. Inline elements (`a`, `span`, `b`…) never open blocks, so they do not reach a
 /// block's path unless a block starts inside one; their attributes still count then.
@@ -756,18 +389,6 @@ fn element_path(parent: u64, name: &str, id: Option<&str>, class: Option<&str>) 
         key.extend(value.chars().filter(|c| !c.is_ascii_digit()));
     }
     xxhash_rust::xxh3::xxh3_64_with_seed(key.as_bytes(), parent)
-}
-
-/// Whether an id names a part of the template (`content`, `main-content`, `sidebar`) rather
-/// than one item (a heading's anchor `control-flow-in-loops`, rustdoc's `method.len`): only
-/// the former belongs in a path that pages of a host share.
-fn is_structural_id(element: &str, id: &str) -> bool {
-    let is_heading = matches!(element, "h1" | "h2" | "h3" | "h4" | "h5" | "h6");
-    !is_heading
-        && id.split(['-', '_']).count() <= 2
-        && id
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
 }
 
 fn meta_refresh_target(content: &str) -> Option<String> {
