@@ -109,37 +109,26 @@ fn real_pages_are_never_too_deep() {
     let root = common::rust_docs();
     let mut pages = 0;
     for host in ["book", "reference", "nomicon", "std"] {
-        let mut stack = vec![root.join(host)];
-        while let Some(dir) = stack.pop() {
-            for entry in std::fs::read_dir(&dir).expect("docs readable").flatten() {
-                let path = entry.path();
-                if path.is_dir() {
-                    stack.push(path);
-                } else if path.extension().is_some_and(|e| e == "html") {
-                    pages += 1;
-                    // One page in 20, spread over the hosts.
-                    if pages % 20 != 0 {
-                        continue;
-                    }
-                    let html = std::fs::read_to_string(&path).expect("page readable");
-                    let extracted = extract(&html);
-                    assert_eq!(extracted.elements_too_deep, 0, "{}", path.display());
-                    assert!(
-                        extracted.misnested_formatting <= MAX_MISNESTED_FORMATTING,
-                        "{}",
-                        path.display()
-                    );
-                    assert!(
-                        matches!(
-                            dedupcrawl_textprep::cut_attribute_floods(&html),
-                            std::borrow::Cow::Borrowed(_)
-                        ),
-                        "{}",
-                        path.display()
-                    );
-                }
-            }
+        // One page in 20, spread over the hosts.
+        for path in common::html_files(&root.join(host)).iter().step_by(20) {
+            pages += 1;
+            let html = std::fs::read_to_string(path).expect("page readable");
+            let extracted = extract(&html);
+            assert_eq!(extracted.elements_too_deep, 0, "{}", path.display());
+            assert!(
+                extracted.misnested_formatting <= MAX_MISNESTED_FORMATTING,
+                "{}",
+                path.display()
+            );
+            assert!(
+                matches!(
+                    dedupcrawl_textprep::cut_attribute_floods(&html),
+                    std::borrow::Cow::Borrowed(_)
+                ),
+                "{}",
+                path.display()
+            );
         }
     }
-    assert!(pages > 1_000, "{pages} pages");
+    assert!(pages > 100, "{pages} pages");
 }

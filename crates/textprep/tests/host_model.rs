@@ -12,19 +12,7 @@ use rustc_hash::FxHashMap;
 
 /// Up to `limit` HTML files under `dir`, sorted by path.
 fn pages(dir: &Path, limit: usize) -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).expect("docs readable").flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.extension().is_some_and(|e| e == "html") {
-                files.push(path);
-            }
-        }
-    }
-    files.sort();
+    let files = common::html_files(dir);
     // Spread over the host rather than the first directory only.
     let step = (files.len() / limit).max(1);
     files.into_iter().step_by(step).take(limit).collect()
