@@ -204,16 +204,10 @@ impl StoredDocument {
             None
         } else {
             let count = reader.u32().ok_or_else(|| corrupt("sample length"))? as usize;
-            let bytes = reader
-                .take(
-                    count
-                        .checked_mul(4)
-                        .ok_or_else(|| corrupt("sample length"))?,
-                )
-                .ok_or_else(|| corrupt("sample"))?;
-            let values = bytes
-                .chunks_exact(4)
-                .map(|b| u64::from(u32::from_le_bytes([b[0], b[1], b[2], b[3]])))
+            let values = reader
+                .items(count, 4)
+                .ok_or_else(|| corrupt("sample"))?
+                .map(|b| u64::from(le_u32(b)))
                 .collect();
             Some(ModSample { modulus, values })
         };
@@ -221,12 +215,10 @@ impl StoredDocument {
         let small_shingles = if small_len == 0 {
             None
         } else {
-            let mut set = Vec::with_capacity(small_len);
-            for _ in 0..small_len {
-                let bytes = reader.take(4).ok_or_else(|| corrupt("small set"))?;
-                set.push(u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]));
-            }
-            Some(set)
+            let set = reader
+                .items(small_len, 4)
+                .ok_or_else(|| corrupt("small set"))?;
+            Some(set.map(le_u32).collect())
         };
         let link = match reader.take(1).ok_or_else(|| corrupt("link kind"))?[0] {
             0 => None,
@@ -241,28 +233,16 @@ impl StoredDocument {
             }),
         };
         let block_count = reader.u32().ok_or_else(|| corrupt("block count"))? as usize;
-        let bytes = reader
-            .take(
-                block_count
-                    .checked_mul(8)
-                    .ok_or_else(|| corrupt("block count"))?,
-            )
-            .ok_or_else(|| corrupt("blocks"))?;
-        let blocks = bytes
-            .chunks_exact(8)
-            .map(|b| u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]))
+        let blocks = reader
+            .items(block_count, 8)
+            .ok_or_else(|| corrupt("blocks"))?
+            .map(le_u64)
             .collect();
         let sketch_count = reader.u32().ok_or_else(|| corrupt("sketch count"))? as usize;
         let sketch_bytes = BLOCK_SKETCH_VALUES * 2;
-        let bytes = reader
-            .take(
-                sketch_count
-                    .checked_mul(sketch_bytes)
-                    .ok_or_else(|| corrupt("sketch count"))?,
-            )
-            .ok_or_else(|| corrupt("block sketches"))?;
-        let block_sketches = bytes
-            .chunks_exact(sketch_bytes)
+        let block_sketches = reader
+            .items(sketch_count, sketch_bytes)
+            .ok_or_else(|| corrupt("block sketches"))?
             .map(|chunk| {
                 let mut values = [0u16; BLOCK_SKETCH_VALUES];
                 for (value, pair) in values.iter_mut().zip(chunk.chunks_exact(2)) {
@@ -272,17 +252,11 @@ impl StoredDocument {
             })
             .collect();
         let short_count = reader.u32().ok_or_else(|| corrupt("short block count"))? as usize;
-        let bytes = reader
-            .take(
-                short_count
-                    .checked_mul(10)
-                    .ok_or_else(|| corrupt("short block count"))?,
-            )
-            .ok_or_else(|| corrupt("short blocks"))?;
-        let short_own_blocks = bytes
-            .chunks_exact(10)
+        let short_own_blocks = reader
+            .items(short_count, 10)
+            .ok_or_else(|| corrupt("short blocks"))?
             .map(|b| ShortBlock {
-                key: u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]),
+                key: le_u64(&b[..8]),
                 tokens: u16::from_le_bytes([b[8], b[9]]),
             })
             .collect();
@@ -314,6 +288,10 @@ impl<'a> Reader<'a> {
         self.at += n;
         Some(slice)
     }
+    /// `count` items of `width` bytes each (`None` past the end, or on an overflowing count).
+    fn items(&mut self, count: usize, width: usize) -> Option<std::slice::ChunksExact<'a, u8>> {
+        Some(self.take(count.checked_mul(width)?)?.chunks_exact(width))
+    }
     fn u16(&mut self) -> Option<u16> {
         Some(u16::from_le_bytes(self.take(2)?.try_into().ok()?))
     }
@@ -327,6 +305,18 @@ impl<'a> Reader<'a> {
         let len = self.u16()? as usize;
         String::from_utf8(self.take(len)?.to_vec()).ok()
     }
+}
+
+/// The little-endian `u32` of a 4-byte item of [`Reader::items`].
+fn le_u32(bytes: &[u8]) -> u32 {
+    u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]])
+}
+
+/// The little-endian `u64` of the first 8 bytes of an item of [`Reader::items`].
+fn le_u64(bytes: &[u8]) -> u64 {
+    let mut value = [0u8; 8];
+    value.copy_from_slice(&bytes[..8]);
+    u64::from_le_bytes(value)
 }
 
 #[cfg(test)]
