@@ -44,7 +44,7 @@ pub struct StoredDocument {
 
 /// Block keys (and short own blocks) a record keeps at most: the smallest keys, so two pages
 /// keep the same ones of the blocks they share. The largest pages of the Rust docs have under
-/// 18,000 blocks; a hostile page of a million distinct one-word paragraphs (10 MB) made a
+/// 18,000 block-level tags (counted by hand, 2026-11-27); a hostile page of a million distinct one-word paragraphs (10 MB) made a
 /// record of 36 MB, past what the document log takes, and stopped `dedup` and the crawl.
 /// Past the bound a page's other blocks count as its own (the safe side: distinct).
 pub const MAX_RECORD_BLOCKS: usize = 65_536;
