@@ -6,10 +6,13 @@
 use dedupcrawl_sketch::{BlockSketch, MinHashSignature, ModSample};
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use crate::block_postings::{own_blocks_of, probe_values};
 use crate::candidates::near_candidates;
-use crate::own_content::block_overlap;
+use crate::own_content::{
+    SUBSTANTIAL_BLOCK_TOKENS, block_overlap, part_tokens_in, stored_part_tokens_in,
+};
 use crate::record::{
-    DocumentId, DocumentLink, MAX_RECORD_BLOCKS, SAMPLE_BITS, SIGNATURE_BITS, ShortBlock,
+    DocumentId, DocumentLink, MAX_RECORD_BLOCKS, OwnBlock, SAMPLE_BITS, SIGNATURE_BITS,
     StoredDocument,
 };
 use crate::storage::IndexStorage;
@@ -32,6 +35,9 @@ const MEMBER_DRIFT: f64 = 0.1;
 /// On one host, the blocks vouch for a page inside another only when at most this share of
 /// the larger page's substantial blocks is in the smaller one (see `find_containment`).
 const PART_OF_LARGER: f64 = 2.0 / 3.0;
+/// A short part's tokens vouch for it inside a page of its host with at least this many
+/// times its blocks (see `find_containment`).
+const PARTS_LARGER_BY: usize = 2;
 /// How far below the threshold the resemblance of a copy that holds all of a page of another
 /// host may be (see `find_containment`).
 pub const ADDED_TO_COPY_DRIFT: f64 = 0.05;
@@ -43,18 +49,23 @@ const ALWAYS_POSTED_BITS: u32 = 6;
 /// Sampled shingles a document posts (and probes) at most.
 const MAX_POSTED_SAMPLES: usize = 8192;
 
-/// Normalized tokens of `short_blocks` (a stored page's short own blocks) whose key is not
-/// in `within` (the keys of a page's blocks): what the stored page has of its own, beyond its
-/// sketched blocks, that the page lacks. A part's own heading ("Part 2 of 4") and a man
+/// Normalized tokens of the short ones of `own_blocks` (a stored page's own blocks, those
+/// without a sketch) whose key is not in `within` (the keys of a page's blocks): what the
+/// stored page has of its own, beyond its sketched blocks, that the page lacks. A part's own heading ("Part 2 of 4") and a man
 /// page's section titles are a few tokens; rustdoc's `char::DecodeUtf16`, all of whose
 /// substantial blocks its sibling `EscapeDefault` has (the same trait docs), still has its
 /// own heading, summary and declaration, [`crate::DISTINCT_CONTENT_TOKENS`] or more.
-fn short_tokens_missing(short_blocks: &[ShortBlock], within: &FxHashSet<u64>) -> u32 {
-    short_blocks
+fn short_tokens_missing(own_blocks: &[OwnBlock], within: &FxHashSet<u64>) -> u32 {
+    own_blocks
         .iter()
-        .filter(|block| !within.contains(&block.key))
+        .filter(|block| block.tokens < SUBSTANTIAL_BLOCK_TOKENS && !within.contains(&block.key))
         .map(|block| u32::from(block.tokens))
         .sum()
+}
+
+/// The keys of a page's blocks, for lookups.
+fn block_key_set(doc: &DocumentFingerprint) -> FxHashSet<u64> {
+    doc.block_fingerprints.iter().copied().collect()
 }
 
 /// Whether `doc` has content of its own that `stored`, a page of the same host, lacks (see
@@ -352,8 +363,8 @@ impl DecisionAlgorithm<'_> {
         if sample.values.len() < self.config.containment_min_samples {
             return Ok(found);
         }
-        let posted = posted_samples(sample);
-        let ids = state.most_posted(&posted, containment_candidates(posted.len()))?;
+        let probes = probe_values(doc, sample);
+        let ids = state.most_posted(&probes, containment_candidates(probes.len()))?;
         // Built once a candidate of the host needs them (most pages have none).
         let own_blocks = std::cell::OnceCell::new();
         let doc_blocks = std::cell::OnceCell::new();
@@ -378,13 +389,8 @@ impl DecisionAlgorithm<'_> {
                 !(same_host
                     && (!doc.template_known
                         || short_tokens_missing(
-                            &stored.short_own_blocks,
-                            doc_blocks.get_or_init(|| {
-                                doc.block_fingerprints
-                                    .iter()
-                                    .copied()
-                                    .collect::<FxHashSet<u64>>()
-                            }),
+                            &stored.own_blocks,
+                            doc_blocks.get_or_init(|| block_key_set(doc)),
                         ) >= crate::own_content::DISTINCT_CONTENT_TOKENS
                         || own_blocks
                             .get_or_init(|| CounterpartBlocks::of(doc))
@@ -439,6 +445,23 @@ impl DecisionAlgorithm<'_> {
                     }
                 }
             }
+            // A part too short for a sample or for the block overlap, on its host, beside a
+            // page with at least twice its blocks: its tokens' share, block by block.
+            if same_host && doc.template_known {
+                let (mine, theirs) = (doc.block_fingerprints.len(), stored.blocks.len());
+                // Shingles that cross from a missing block into its neighbours.
+                let crossing = self.config.shingle_size.saturating_sub(1) as u32;
+                if inside_share.is_none() && theirs >= PARTS_LARGER_BY * mine {
+                    inside_share = part_tokens_in(&doc.own_content, &stored, crossing);
+                }
+                if around_share.is_none() && mine >= PARTS_LARGER_BY * theirs {
+                    around_share = stored_part_tokens_in(
+                        &stored.own_blocks,
+                        doc_blocks.get_or_init(|| block_key_set(doc)),
+                        crossing,
+                    );
+                }
+            }
             if let Some(c) = inside_share
                 && c >= contained_at
                 && inside.is_none_or(|(_, b)| c > b)
@@ -487,17 +510,8 @@ impl DecisionAlgorithm<'_> {
         blocks.sort_unstable();
         blocks.dedup();
         blocks.truncate(MAX_RECORD_BLOCKS);
-        let mut short_own_blocks: Vec<ShortBlock> = doc
-            .own_content
-            .iter()
-            .filter(|unit| unit.sketch.is_none())
-            .map(|unit| ShortBlock {
-                key: unit.key,
-                tokens: unit.tokens,
-            })
-            .collect();
-        short_own_blocks.sort_unstable_by_key(|block| block.key);
-        short_own_blocks.truncate(MAX_RECORD_BLOCKS);
+        let mut own_blocks = own_blocks_of(&doc.own_content);
+        own_blocks.truncate(MAX_RECORD_BLOCKS);
         let record = StoredDocument {
             id,
             name: doc.name.clone(),
@@ -510,7 +524,7 @@ impl DecisionAlgorithm<'_> {
             link,
             blocks,
             block_sketches: doc.block_sketches.clone(),
-            short_own_blocks,
+            own_blocks,
         };
         state.append(record)?;
         Ok(id)

@@ -332,7 +332,7 @@ mod tests {
             link: None,
             blocks: vec![u64::from(id)],
             block_sketches: Vec::new(),
-            short_own_blocks: Vec::new(),
+            own_blocks: Vec::new(),
         }
     }
 

@@ -40,6 +40,7 @@
 //! ```
 
 pub mod block_counts;
+mod block_postings;
 mod candidates;
 mod decision;
 pub mod document_log;
@@ -54,11 +55,13 @@ mod storage;
 
 pub use decision::ADDED_TO_COPY_DRIFT;
 pub use overlap::{OverlapEstimate, OverlapOptions, estimate_overlap};
-pub use own_content::{ContentUnit, DISTINCT_CONTENT_TOKENS, missing_tokens};
+pub use own_content::{
+    ContentUnit, DISTINCT_CONTENT_TOKENS, SUBSTANTIAL_BLOCK_TOKENS, missing_tokens,
+};
 pub use postgres_backend::PostgresDedupIndex;
 pub use postgres_schema::connect_and_migrate;
 pub use record::{
-    DocumentId, DocumentLink, MAX_RECORD_BLOCKS, SIGNATURE_BITS, ShortBlock, StoredDocument,
+    DocumentId, DocumentLink, MAX_RECORD_BLOCKS, OwnBlock, SIGNATURE_BITS, StoredDocument,
 };
 pub use sled_backend::{
     DOCUMENT_LOG_FILE, SledDedupIndex, open_sled_config_waiting_for_lock,

@@ -39,7 +39,8 @@ use dedupcrawl_reconnect::{Held, HeldConnections, Reconnect, StoreRuntime};
 use xxhash_rust::xxh3::xxh3_64;
 
 use crate::block_counts::COUNT_CAP;
-use crate::decision::{DecisionAlgorithm, payload_digest_key, posted_samples, token_digest_key};
+use crate::block_postings::record_posting_values;
+use crate::decision::{DecisionAlgorithm, payload_digest_key, token_digest_key};
 use crate::postgres_schema::connect_and_migrate;
 use crate::record::{DocumentId, StoredDocument};
 use crate::storage::{

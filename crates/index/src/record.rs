@@ -35,23 +35,25 @@ pub struct StoredDocument {
     /// Sketches of the page's substantial content blocks, originals and members alike: an
     /// edited paragraph of a later page of the host finds its counterpart here.
     pub block_sketches: Vec<BlockSketch>,
-    /// The page's short own-content blocks (non-template, no links, too short for a sketch),
-    /// each as its key and normalized tokens: a later, larger page of the host that lacks
-    /// [`crate::DISTINCT_CONTENT_TOKENS`] of them (this page's heading, summary, declaration)
-    /// does not hold this page, while one that lacks only a part's heading and pager does.
-    pub short_own_blocks: Vec<ShortBlock>,
+    /// The page's own-content blocks (non-template, no link lists), each as its key and
+    /// normalized tokens, sorted by key. A later, larger page of the host that lacks
+    /// [`crate::DISTINCT_CONTENT_TOKENS`] tokens of its short ones (this page's heading,
+    /// summary, declaration) does not hold this page, while one that lacks only a part's
+    /// heading and pager does; an original is posted under them for containment (a part too
+    /// short for its shingle sample to find the page that holds it finds it by its blocks).
+    pub own_blocks: Vec<OwnBlock>,
 }
 
-/// Block keys (and short own blocks) a record keeps at most: the smallest keys, so two pages
+/// Block keys (and own blocks) a record keeps at most: the smallest keys, so two pages
 /// keep the same ones of the blocks they share. The largest pages of the Rust docs have under
 /// 18,000 block-level tags (counted by hand, 2026-11-27); a hostile page of a million distinct one-word paragraphs (10 MB) made a
 /// record of 36 MB, past what the document log takes, and stopped `dedup` and the crawl.
 /// Past the bound a page's other blocks count as its own (the safe side: distinct).
 pub const MAX_RECORD_BLOCKS: usize = 65_536;
 
-/// A short own-content block of a stored page (see [`StoredDocument::short_own_blocks`]).
+/// An own-content block of a stored page (see [`StoredDocument::own_blocks`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ShortBlock {
+pub struct OwnBlock {
     pub key: u64,
     pub tokens: u16,
 }
@@ -70,11 +72,12 @@ pub struct DocumentLink {
     pub similarity: f64,
 }
 
+/// Version 9: a page's own-content blocks are kept whole (version 8 kept the short ones).
 /// Version 8: a page's short own-content blocks are kept with their token counts, and the
 /// MOD_m sample's length takes 32 bits (a page of 4 million shingles wrapped 16 and left a
 /// record no reader could parse: the index did not open again). Version 7:
 /// block keys are hashes of normalized tokens, kept for members too.
-const RECORD_VERSION: u8 = 8;
+const RECORD_VERSION: u8 = 9;
 /// Bits kept per signature value.
 pub const SIGNATURE_BITS: u32 = 16;
 /// Bits kept per MOD_m sample value.
@@ -150,8 +153,8 @@ impl StoredDocument {
                 out.extend_from_slice(&value.to_le_bytes());
             }
         }
-        out.extend_from_slice(&(self.short_own_blocks.len() as u32).to_le_bytes());
-        for block in &self.short_own_blocks {
+        out.extend_from_slice(&(self.own_blocks.len() as u32).to_le_bytes());
+        for block in &self.own_blocks {
             out.extend_from_slice(&block.key.to_le_bytes());
             out.extend_from_slice(&block.tokens.to_le_bytes());
         }
@@ -252,10 +255,10 @@ impl StoredDocument {
             })
             .collect();
         let short_count = reader.u32().ok_or_else(|| corrupt("short block count"))? as usize;
-        let short_own_blocks = reader
+        let own_blocks = reader
             .items(short_count, 10)
             .ok_or_else(|| corrupt("short blocks"))?
-            .map(|b| ShortBlock {
+            .map(|b| OwnBlock {
                 key: le_u64(&b[..8]),
                 tokens: u16::from_le_bytes([b[8], b[9]]),
             })
@@ -272,7 +275,7 @@ impl StoredDocument {
             link,
             blocks,
             block_sketches,
-            short_own_blocks,
+            own_blocks,
         })
     }
 }
@@ -345,7 +348,7 @@ mod tests {
             }),
             blocks: vec![3, 1 << 40],
             block_sketches: vec![BlockSketch([1, 2, 3, 4, 5, 6, 7, 8])],
-            short_own_blocks: vec![ShortBlock { key: 7, tokens: 3 }],
+            own_blocks: vec![OwnBlock { key: 7, tokens: 3 }],
         };
         let bytes = doc.encode();
         assert_eq!(StoredDocument::decode(9, &bytes).unwrap(), doc);

@@ -33,7 +33,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use crate::block_counts::BlockCounts;
-use crate::decision::{DecisionAlgorithm, payload_digest_key, posted_samples, token_digest_key};
+use crate::block_postings::record_posting_values;
+use crate::decision::{DecisionAlgorithm, payload_digest_key, token_digest_key};
 use crate::document_log::DocumentLog;
 use crate::lookup_tables::{LookupTables, Table};
 use crate::record::{DocumentId, StoredDocument};
@@ -159,12 +160,8 @@ fn index_keys(lookup: &mut LookupTables, config: &IndexConfig, document: &Stored
     if let Some(tokens) = &document.tokens {
         lookup.insert(Table::Tokens, token_digest_key(tokens), document.id);
     }
-    if document.link.is_none()
-        && let Some(sample) = &document.mod_sample
-    {
-        for value in posted_samples(sample) {
-            lookup.insert(Table::Postings, value, document.id);
-        }
+    for value in record_posting_values(document) {
+        lookup.insert(Table::Postings, value, document.id);
     }
 }
 

@@ -7,6 +7,8 @@ use crate::{IndexConfig, IndexError};
 
 /// Version 11: a warm host's model judges a block by the extractor's verdicts on its text in
 /// the host's cold start before its place (the compared text of rustdoc's pages changed).
+/// Version 15: an original is posted for containment under its own blocks as well as its
+/// sampled shingles (a part too short for its sample finds the page that holds it).
 /// Version 14: a record keeps its page's short own blocks with their token counts, and a page
 /// holds an earlier page of its host only when it lacks fewer than 12 tokens of them (it was
 /// 2 blocks of any size). Version 13: MOD_m samples are taken at modulus 64 at most, and every sampled shingle
@@ -21,7 +23,7 @@ use crate::{IndexConfig, IndexError};
 /// the document log (version 7 rebuilt them in RAM at open). Version 7: block keys are hashes of
 /// a block's normalized tokens, stored for cluster members too. Every backend stores it and
 /// refuses another one.
-pub(crate) const FORMAT_VERSION: &str = "dedupcrawl-index/14";
+pub(crate) const FORMAT_VERSION: &str = "dedupcrawl-index/15";
 
 /// The settings signatures depend on, as stored with an index: reopening with other ones is
 /// [`IndexError::ParameterMismatch`].
@@ -45,8 +47,9 @@ pub(crate) const MAX_POSTINGS_PER_SAMPLE: usize = 256;
 /// * every record (originals and cluster members): its LSH band keys (bucket key = the low 32
 ///   bits of each band hash, at most [`MAX_BUCKET_MEMBERS`] members per bucket, in insertion
 ///   order), the first id per 64-bit payload-digest key and per 64-bit token-digest key;
-/// * originals only (`link` is `None`): containment postings for the posted values of its
-///   MOD_m sample (`posted_samples`: the most divisible ones; at most
+/// * originals only (`link` is `None`): containment postings for the values
+///   `block_postings::record_posting_values` gives (the posted values of its MOD_m sample,
+///   `posted_samples`: the most divisible ones; and its own blocks' values; at most
 ///   [`MAX_POSTINGS_PER_SAMPLE`] per value, in insertion order) and its block fingerprints in
 ///   the per-host block counts.
 ///

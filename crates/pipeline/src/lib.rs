@@ -26,6 +26,7 @@ use std::sync::Arc;
 
 use dedupcrawl_index::{
     ContentUnit, DedupDecision, DedupIndex, DocumentFingerprint, IndexConfig, IndexError,
+    SUBSTANTIAL_BLOCK_TOKENS,
 };
 use dedupcrawl_sketch::{
     BlockSketch, MinHasher, ModSample, PayloadDigest, TokenDigest, shingle_set,
@@ -40,10 +41,6 @@ pub const MIN_MAIN_CONTENT_SHINGLES: usize = 4;
 /// Hash seed of link tokens, so a link target never hashes like a word.
 const LINK_TOKEN_SEED: u64 = 0x6c69_6e6b;
 
-/// A main-content block with at least this many normalized tokens (about 25 words) is
-/// substantial: it gets a sketch, so an edited copy of it on another page of the host is still
-/// its counterpart (see [`dedupcrawl_index::missing_tokens`]).
-pub const SUBSTANTIAL_BLOCK_TOKENS: usize = 12;
 /// A block whose text is more than this share link text is a link list (a menu item, a
 /// "related" entry): not own content, the link tokens weigh it. A heading whose words are
 /// partly links (rustdoc's `impl Clone for EscapeDefault`) is still content.
@@ -384,8 +381,8 @@ impl DedupStage {
                     .filter(|b| !b.links && !template.contains(&b.key) && own_keys.insert(b.key))
                 {
                     let tokens = &content_tokens[block.range.clone()];
-                    let sketch =
-                        (tokens.len() >= SUBSTANTIAL_BLOCK_TOKENS).then(|| BlockSketch::of(tokens));
+                    let sketch = (tokens.len() >= usize::from(SUBSTANTIAL_BLOCK_TOKENS))
+                        .then(|| BlockSketch::of(tokens));
                     if let Some(sketch) = sketch
                         && block_sketches.len() < MAX_BLOCK_SKETCHES
                     {

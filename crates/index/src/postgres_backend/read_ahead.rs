@@ -13,8 +13,9 @@
 
 use std::collections::HashMap;
 
+use crate::block_postings::probe_values;
 use crate::decision::{
-    MAX_CANDIDATES, containment_candidates, payload_digest_key, posted_samples, token_digest_key,
+    MAX_CANDIDATES, containment_candidates, payload_digest_key, token_digest_key,
 };
 use crate::record::{DocumentId, SAMPLE_BITS, SIGNATURE_BITS, StoredDocument};
 use crate::storage::{MAX_BUCKET_MEMBERS, MAX_POSTINGS_PER_SAMPLE};
@@ -45,7 +46,10 @@ impl FirstReads {
             .map(|s| config.lsh.band_keys(&s.low_bits(SIGNATURE_BITS)))
             .unwrap_or_default();
         let sample = doc.mod_sample.as_ref().map(|s| s.low_bits(SAMPLE_BITS));
-        let samples = sample.as_ref().map(posted_samples).unwrap_or_default();
+        let samples = sample
+            .as_ref()
+            .map(|sample| probe_values(doc, sample))
+            .unwrap_or_default();
         FirstReads {
             payload_key: payload_digest_key(&doc.payload),
             token_key: doc.tokens.as_ref().map(token_digest_key),

@@ -173,15 +173,12 @@ fn bucket_rows(config: &IndexConfig, document: &StoredDocument) -> (Vec<i16>, Ve
         .unzip()
 }
 
-/// The sampled shingles an original is posted under.
+/// The values an original is posted under (its sampled shingles and own blocks).
 fn posting_values(document: &StoredDocument) -> Vec<i64> {
-    match (&document.mod_sample, document.link) {
-        (Some(sample), None) => posted_samples(sample)
-            .into_iter()
-            .map(|v| v as i64)
-            .collect(),
-        _ => Vec::new(),
-    }
+    record_posting_values(document)
+        .into_iter()
+        .map(|v| v as i64)
+        .collect()
 }
 
 /// Sample values in ascending order, each once: a document's postings are appended to their

@@ -30,7 +30,7 @@ pub trait Backend {
 #[macro_export]
 macro_rules! dedup_index_suite {
     ($new_backend:expr) => {
-        $crate::dedup_index_suite!(@cases $new_backend; decisions_exact_near_contained_and_new, lookup_does_not_insert_and_remove_forgets, concurrent_near_duplicates_never_both_come_back_new, reopened_index_remembers_and_rebuilds_buckets, near_duplicates_link_to_the_closest_page_and_stay_in_its_cluster, a_page_only_like_a_duplicate_and_not_like_any_original_is_new, small_documents_are_verified_by_exact_resemblance, a_copy_on_another_host_that_adds_a_note_is_a_near_duplicate, a_long_page_and_its_many_parts_find_each_other, a_sibling_with_the_same_shared_docs_is_not_listed_inside, a_huge_page_is_indexed_and_the_index_opens_again);
+        $crate::dedup_index_suite!(@cases $new_backend; decisions_exact_near_contained_and_new, lookup_does_not_insert_and_remove_forgets, concurrent_near_duplicates_never_both_come_back_new, reopened_index_remembers_and_rebuilds_buckets, near_duplicates_link_to_the_closest_page_and_stay_in_its_cluster, a_page_only_like_a_duplicate_and_not_like_any_original_is_new, small_documents_are_verified_by_exact_resemblance, a_copy_on_another_host_that_adds_a_note_is_a_near_duplicate, a_long_page_and_its_many_parts_find_each_other, a_sibling_with_the_same_shared_docs_is_not_listed_inside, short_parts_and_their_one_page_edition_find_each_other_by_blocks, a_huge_page_is_indexed_and_the_index_opens_again);
     };
     (@cases $new_backend:expr; $($case:ident),*) => {
         $(
@@ -625,6 +625,82 @@ pub fn a_sibling_with_the_same_shared_docs_is_not_listed_inside(
         }
         other => panic!("the larger page: {other:?}"),
     }
+}
+
+/// A book's one-page edition and its short chapters on one host (Rust by Example: a heading, a
+/// paragraph and an example, 40 tokens): a chapter has about one sampled shingle in 64 in
+/// common with the edition, mostly none, and fewer than 3 substantial blocks, so neither its
+/// sample nor the block overlap could vouch for it. By its own blocks (posted and probed) the
+/// chapters fetched before the edition are listed in its `contains` and those fetched after
+/// it are contained in it; a page that shares only the example is in neither.
+pub fn short_parts_and_their_one_page_edition_find_each_other_by_blocks(
+    new_backend: fn() -> Box<dyn Backend>,
+) {
+    let backend = new_backend();
+    let index = backend.open();
+    let chapters: Vec<Vec<Vec<u64>>> = (0..30u64)
+        .map(|c| {
+            vec![
+                tokens(20_000 + c * 10, 4),
+                tokens(20_001 + c * 10, 16),
+                tokens(20_002 + c * 10, 20),
+            ]
+        })
+        .collect();
+    let host = "rbe.example";
+    let chapter =
+        |c: usize| page_of_short_and_long_blocks(&format!("rbe/ch{c:02}"), host, &chapters[c]);
+    for c in 0..15 {
+        assert!(
+            index.check_and_insert(&chapter(c)).unwrap().is_new(),
+            "chapter {c}"
+        );
+    }
+    let sibling = page_of_short_and_long_blocks(
+        "rbe/other",
+        host,
+        &[
+            tokens(29_000, 4),
+            tokens(29_001, 16),
+            chapters[3][2].clone(),
+        ],
+    );
+    assert!(index.check_and_insert(&sibling).unwrap().is_new());
+    let all: Vec<Vec<u64>> = chapters.iter().flatten().cloned().collect();
+    let edition = page_of_short_and_long_blocks("rbe/print", host, &all);
+    match index.check_and_insert(&edition).unwrap() {
+        DedupDecision::New { contains, .. } => {
+            let mut names: Vec<&str> = contains.iter().map(|(d, _)| d.name.as_str()).collect();
+            names.sort_unstable();
+            let expected: Vec<String> = (0..15).map(|c| format!("rbe/ch{c:02}")).collect();
+            assert_eq!(
+                names, expected,
+                "the chapters before the edition, not the sibling"
+            );
+        }
+        other => panic!("the one-page edition: {other:?}"),
+    }
+    for c in 15..30 {
+        match index.check_and_insert(&chapter(c)).unwrap() {
+            DedupDecision::Contained { within, .. } => {
+                assert_eq!(within.name, "rbe/print", "chapter {c}")
+            }
+            other => panic!("chapter {c} after the edition: {other:?}"),
+        }
+    }
+    let later_sibling = page_of_short_and_long_blocks(
+        "rbe/other-later",
+        host,
+        &[
+            tokens(29_100, 4),
+            tokens(29_101, 16),
+            chapters[20][2].clone(),
+        ],
+    );
+    assert!(
+        index.check_and_insert(&later_sibling).unwrap().is_new(),
+        "a page sharing only an example is not inside the edition"
+    );
 }
 
 /// A hostile page of a million distinct one-word paragraphs (10 MB of `<p>w1</p>`) is indexed

@@ -1,0 +1,111 @@
+//! Containment postings under a page's own blocks, beside its sampled shingles.
+//!
+//! A page is posted (and probes) under the most divisible values of its MOD_m sample
+//! ([`crate::decision::posted_samples`]): a part of a one-page edition shares about one value
+//! in 64 of its shingles with the edition, so a part under about 128 shingles (a Rust by
+//! Example chapter of one paragraph and one example, an error-index entry) shares none, and
+//! neither finds the other. Its blocks are whole in the edition, though: every original is
+//! also posted under the keys of its own-content blocks (non-template, no link lists, at
+//! least [`MIN_POSTED_BLOCK_TOKENS`] tokens), and a page probes its own. The keys are hashes
+//! of a block's normalized tokens; the top bit is set so that they never equal a sampled
+//! shingle (the index keeps those to 32 bits).
+
+use crate::decision::posted_samples;
+use crate::record::{OwnBlock, StoredDocument};
+use crate::{ContentUnit, DocumentFingerprint};
+
+/// Blocks of fewer normalized tokens are not posted: a one- or two-word heading ("Examples",
+/// "See also") recurs across a host's pages without being template, and would rank every page
+/// that has it as a candidate of every other.
+pub(crate) const MIN_POSTED_BLOCK_TOKENS: u16 = 3;
+
+/// Own blocks a page is posted under (and probes) at most: the smallest keys, so an edition
+/// and its parts keep the same ones. Rust by Example's one-page edition has about 3,000; a
+/// hostile page of 65,536 distinct paragraphs would otherwise rank the postings of every one.
+pub(crate) const MAX_POSTED_BLOCKS: usize = 8192;
+
+/// Set in a block's posting value: sampled shingles are held to 32 bits.
+const BLOCK_POSTING_BIT: u64 = 1 << 63;
+
+/// The posting value of a block key.
+fn block_posting_value(key: u64) -> u64 {
+    key | BLOCK_POSTING_BIT
+}
+
+/// The values an original is posted under: its posted samples, then its own blocks' values
+/// (ascending). A cluster member posts none.
+pub(crate) fn record_posting_values(record: &StoredDocument) -> Vec<u64> {
+    if record.link.is_some() {
+        return Vec::new();
+    }
+    let mut values = record
+        .mod_sample
+        .as_ref()
+        .map(posted_samples)
+        .unwrap_or_default();
+    values.extend(posted_blocks(&record.own_blocks));
+    values
+}
+
+/// The values a page probes for containment candidates, `sample` being its MOD_m sample as
+/// the index keeps it: what it would be posted under as an original.
+pub(crate) fn probe_values(
+    doc: &DocumentFingerprint,
+    sample: &dedupcrawl_sketch::ModSample,
+) -> Vec<u64> {
+    let mut values = posted_samples(sample);
+    values.extend(posted_blocks(&own_blocks_of(&doc.own_content)));
+    values
+}
+
+/// A page's own blocks as a record keeps them: sorted by key, each key once.
+pub(crate) fn own_blocks_of(units: &[ContentUnit]) -> Vec<OwnBlock> {
+    let mut blocks: Vec<OwnBlock> = units
+        .iter()
+        .map(|unit| OwnBlock {
+            key: unit.key,
+            tokens: unit.tokens,
+        })
+        .collect();
+    blocks.sort_unstable_by_key(|block| block.key);
+    blocks.dedup_by_key(|block| block.key);
+    blocks
+}
+
+fn posted_blocks(blocks: &[OwnBlock]) -> impl Iterator<Item = u64> + '_ {
+    blocks
+        .iter()
+        .filter(|block| block.tokens >= MIN_POSTED_BLOCK_TOKENS)
+        .take(MAX_POSTED_BLOCKS)
+        .map(|block| block_posting_value(block.key))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn block_values_never_meet_sampled_shingles_and_short_blocks_are_not_posted() {
+        let blocks = own_blocks_of(&[
+            ContentUnit {
+                key: 5,
+                tokens: 2,
+                sketch: None,
+            },
+            ContentUnit {
+                key: 9,
+                tokens: 7,
+                sketch: None,
+            },
+            ContentUnit {
+                key: 9,
+                tokens: 7,
+                sketch: None,
+            },
+        ]);
+        assert_eq!(blocks.len(), 2);
+        let values: Vec<u64> = posted_blocks(&blocks).collect();
+        assert_eq!(values, vec![9 | BLOCK_POSTING_BIT]);
+        assert!(values.iter().all(|&v| v > u64::from(u32::MAX)));
+    }
+}
