@@ -6,7 +6,7 @@
 use dedupcrawl_sketch::{BlockSketch, MinHashSignature, ModSample};
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::block_postings::{own_blocks_of, probe_values};
+use crate::block_postings::{containment_probes, own_blocks_of};
 use crate::candidates::near_candidates;
 use crate::own_content::{
     SUBSTANTIAL_BLOCK_TOKENS, block_overlap, part_tokens_in, stored_part_tokens_in,
@@ -363,8 +363,8 @@ impl DecisionAlgorithm<'_> {
         if sample.values.len() < self.config.containment_min_samples {
             return Ok(found);
         }
-        let probes = probe_values(doc, sample);
-        let ids = state.most_posted(&probes, containment_candidates(probes.len()))?;
+        let probes = containment_probes(doc, sample);
+        let ids = state.most_posted(&probes.values, probes.candidates)?;
         // Built once a candidate of the host needs them (most pages have none).
         let own_blocks = std::cell::OnceCell::new();
         let doc_blocks = std::cell::OnceCell::new();

@@ -11,7 +11,7 @@
 //! view counter: numbers are not tokens, so such lines match; a box of links: link blocks are
 //! left out, the link tokens weigh them) or a calendar day (a date in the heading) stays a copy.
 
-use dedupcrawl_sketch::BlockSketch;
+use dedupcrawl_sketch::{BlockSketch, CopyFinder};
 
 use crate::record::StoredDocument;
 
@@ -109,21 +109,20 @@ pub fn block_overlap(units: &[ContentUnit], stored: &StoredDocument) -> Option<B
     // Both sides count substantial blocks only: a copy on another host comes with short
     // blocks of its own (a title set otherwise, a "reprinted from" credit, a comments header)
     // that its template puts there, not its text.
+    let theirs = CopyFinder::new(&stored.block_sketches);
     let found: u32 = substantial
         .iter()
         .filter(|(unit, sketch)| {
-            stored.blocks.binary_search(&unit.key).is_ok()
-                || stored
-                    .block_sketches
-                    .iter()
-                    .any(|other| sketch.is_copy(other))
+            stored.blocks.binary_search(&unit.key).is_ok() || theirs.has_copy_of(sketch)
         })
         .map(|(unit, _)| u32::from(unit.tokens))
         .sum();
+    let my_sketches: Vec<BlockSketch> = substantial.iter().map(|(_, sketch)| **sketch).collect();
+    let mine = CopyFinder::new(&my_sketches);
     let stored_found = stored
         .block_sketches
         .iter()
-        .filter(|theirs| substantial.iter().any(|(_, mine)| mine.is_copy(theirs)))
+        .filter(|sketch| mine.has_copy_of(sketch))
         .count();
     Some(BlockOverlap {
         page_in_stored: f64::from(found) / f64::from(total),
@@ -153,16 +152,13 @@ pub fn part_tokens_in(
     if total < MIN_COMPARED_TOKENS {
         return None;
     }
+    let theirs = CopyFinder::new(&stored.block_sketches);
     let missing = units
         .iter()
         .filter(|unit| stored.blocks.binary_search(&unit.key).is_err())
         .filter(|unit| {
-            unit.sketch.is_none_or(|sketch| {
-                !stored
-                    .block_sketches
-                    .iter()
-                    .any(|other| sketch.is_copy(other))
-            })
+            unit.sketch
+                .is_none_or(|sketch| !theirs.has_copy_of(&sketch))
         })
         .map(|unit| u32::from(unit.tokens) + crossing)
         .sum::<u32>();

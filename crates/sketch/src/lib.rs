@@ -38,7 +38,7 @@ mod minhash;
 mod shingle;
 mod super_shingle_params;
 
-pub use block_sketch::{BLOCK_SKETCH_VALUES, BlockSketch};
+pub use block_sketch::{BLOCK_SKETCH_VALUES, BlockSketch, CopyFinder};
 pub use blocked_bloom::BlockedBloomFilter;
 pub use bloom::HashBloomFilter;
 pub use broder::{BottomSketch, MOD_SAMPLE_MAX_MODULUS, MOD_SAMPLE_MIN, ModSample, super_shingles};

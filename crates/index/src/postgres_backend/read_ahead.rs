@@ -13,7 +13,7 @@
 
 use std::collections::HashMap;
 
-use crate::block_postings::probe_values;
+use crate::block_postings::containment_probes;
 use crate::decision::{
     MAX_CANDIDATES, containment_candidates, payload_digest_key, token_digest_key,
 };
@@ -29,7 +29,7 @@ pub(super) struct FirstReads {
     payload_key: u64,
     token_key: Option<u64>,
     band_keys: Vec<u64>,
-    /// The posted samples (empty without a sample).
+    /// The containment probes: posted samples and own blocks (empty without a sample).
     samples: Vec<u64>,
     /// Whether the algorithm looks for containment (a sample large enough).
     rank: bool,
@@ -46,16 +46,17 @@ impl FirstReads {
             .map(|s| config.lsh.band_keys(&s.low_bits(SIGNATURE_BITS)))
             .unwrap_or_default();
         let sample = doc.mod_sample.as_ref().map(|s| s.low_bits(SAMPLE_BITS));
-        let samples = sample
+        let probes = sample
             .as_ref()
-            .map(|sample| probe_values(doc, sample))
-            .unwrap_or_default();
+            .map(|sample| containment_probes(doc, sample));
         FirstReads {
             payload_key: payload_digest_key(&doc.payload),
             token_key: doc.tokens.as_ref().map(token_digest_key),
             band_keys,
-            candidates: containment_candidates(samples.len()),
-            samples,
+            candidates: probes
+                .as_ref()
+                .map_or(containment_candidates(0), |p| p.candidates),
+            samples: probes.map(|p| p.values).unwrap_or_default(),
             rank: sample
                 .as_ref()
                 .is_some_and(|s| s.values.len() >= config.containment_min_samples),
