@@ -63,7 +63,7 @@ pub(crate) struct ContainmentProbes {
     /// holds; counting every block would add, for a page of a few hundred blocks, pages that
     /// share a few of them (rustdoc's method docs on sibling types) and hold neither way, each
     /// a record read and compared (13 unseen Rust-docs books: parts recall 0.694 counting
-    /// samples alone, 0.738 at one in 4, 0.738 counting every block).
+    /// samples alone, 0.738 at one in 4, the same decisions counting every block).
     pub candidates: usize,
 }
 
