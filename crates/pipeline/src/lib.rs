@@ -258,7 +258,11 @@ impl DedupStage {
     /// The first half of [`prepare`](Self::prepare): the page's blocks, no host evidence
     /// (safe to run on many pages in parallel in any order).
     pub fn prepare_blocks(&self, html: &str) -> PreparedPage {
-        self.textprep.prepare(html)
+        match self.settings.view {
+            // `decide_main_content` decides the language from the main content.
+            View::MainContent => self.textprep.prepare_for_main_content(html),
+            View::FullPage => self.textprep.prepare(html),
+        }
     }
 
     /// The second half of [`prepare`](Self::prepare): the main content as one of `host`'s

@@ -187,6 +187,19 @@ impl TextPrep {
         }
     }
 
+    /// [`prepare`](Self::prepare) without deciding the language, for a caller that sets the
+    /// main content next: [`set_main_content`](Self::set_main_content) decides it from that
+    /// text, so deciding it here too was a second stop-word count (and at times a whatlang
+    /// guess) a page. Until then the page's language is the configured default.
+    pub fn prepare_for_main_content(&self, html: &str) -> PreparedPage {
+        PreparedPage {
+            extracted: extract_capped(html, self.config.max_links.unwrap_or(usize::MAX)),
+            language: self.config.default_language,
+            language_source: LanguageSource::Default,
+            content: None,
+        }
+    }
+
     /// Sets the page's main content, and decides its language again from that text: the
     /// chrome of an i18n site is in the site's language when an untranslated page's content
     /// is not, and a short page's content is outweighed by its navigation.
