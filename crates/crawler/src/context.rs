@@ -63,6 +63,11 @@ pub(crate) struct Engine {
     pub(crate) given_up: Mutex<Vec<GivenUpHost>>,
     /// The crawl round this run works on (1: the first crawl; see [`crate::revisit`]).
     pub(crate) round: RoundState,
+    /// A URL's first lease ([`dedupcrawl_frontier::Lease::leased_before`] false) finds nothing
+    /// of it in the crawl state, so its state is not read: the first round, started without
+    /// WARC records past the state's checkpoint (records of a crash, which the state may know
+    /// of while the frontier lost their leases).
+    pub(crate) first_leases_unrecorded: bool,
     /// Seeds with a crawl-log line from this run (a given-up host's seeds get one only if not).
     pub(crate) seeds_logged: Mutex<std::collections::HashSet<String>>,
     /// What each host's soft-404 probes found, read from the crawl state once (`None`: the

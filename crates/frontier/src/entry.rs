@@ -72,12 +72,24 @@ pub struct Lease {
     pub entry: FrontierEntry,
     /// Failed tries before this one (0 on the first try).
     pub attempt: u8,
+    /// A lease of this URL was handed out before this one since the URL was queued (by
+    /// [`FrontierStore::offer`] or [`FrontierStore::offer_again`]): it was requeued or
+    /// delayed after a fetch, or its lease came back after a crash or its expiry, so a fetch
+    /// of it may have happened. `false`: this is the URL's first lease since it was queued,
+    /// nobody fetched it since (what the caller's own records say of it then comes from
+    /// before it was queued).
+    pub leased_before: bool,
 }
 
 impl Lease {
     /// A lease as a backend hands it out: `id` names it to the backend until completed.
-    pub(crate) fn new(id: u64, entry: FrontierEntry, attempt: u8) -> Lease {
-        Lease { id, entry, attempt }
+    pub(crate) fn new(id: u64, entry: FrontierEntry, attempt: u8, leased_before: bool) -> Lease {
+        Lease {
+            id,
+            entry,
+            attempt,
+            leased_before,
+        }
     }
 
     pub fn id(&self) -> u64 {

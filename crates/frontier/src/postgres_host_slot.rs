@@ -39,6 +39,8 @@ pub(crate) struct HostClaim {
     /// After a call whose answer was lost: every lease this worker knows it holds (see the
     /// function's comment).
     pub(crate) known: Option<Vec<i64>>,
+    /// This worker's finished leases, whose rows the call deletes first.
+    pub(crate) finished: Vec<i64>,
 }
 
 /// Leases up to `claim.want` URLs of the host queue's front if the host's slot allows a
@@ -51,7 +53,7 @@ pub(crate) async fn claim_front(
     claim: &HostClaim,
 ) -> Result<Claim, sqlx::Error> {
     let rows: Vec<(Option<i64>, Option<String>, i64, bool)> =
-        sqlx::query_as("SELECT * FROM frontier_lease($1, $2, $3, $4, $5, $6, $7, $8)")
+        sqlx::query_as("SELECT * FROM frontier_lease($1, $2, $3, $4, $5, $6, $7, $8, $9)")
             .bind(crawl)
             .bind(worker)
             .bind(&claim.host)
@@ -60,6 +62,7 @@ pub(crate) async fn claim_front(
             .bind(claim.per_host)
             .bind(claim.want)
             .bind(&claim.known)
+            .bind(&claim.finished)
             .fetch_all(executor)
             .await?;
     let mut leases = Vec::new();

@@ -16,8 +16,9 @@ pub(crate) fn to_i64(value: u64) -> i64 {
     i64::try_from(value).unwrap_or(i64::MAX)
 }
 
+/// The stored text of an entry queued again after a lease of it (requeued, delayed).
 pub(crate) fn stored_text(entry: FrontierEntry, attempts: u8) -> String {
-    String::from_utf8_lossy(&StoredEntry::new(entry, attempts).encode()).into_owned()
+    String::from_utf8_lossy(&StoredEntry::after_lease(entry, attempts).encode()).into_owned()
 }
 
 /// The position in front of the host's queue (or 0 in an empty one).
@@ -31,7 +32,11 @@ pub(crate) const BACK_POSITION: &str = "COALESCE((SELECT max(position) + 1 FROM 
 pub(crate) fn entry_rows(entries: Vec<FrontierEntry>) -> Vec<(String, String)> {
     entries
         .into_iter()
-        .map(|entry| (entry.url.host().to_string(), stored_text(entry, 0)))
+        .map(|entry| {
+            let host = entry.url.host().to_string();
+            let text = StoredEntry::new(entry, 0).encode();
+            (host, String::from_utf8_lossy(&text).into_owned())
+        })
         .collect()
 }
 
@@ -119,9 +124,11 @@ pub(crate) async fn requeue_left_leases(
     }
     let mut hosts = Vec::with_capacity(leftovers.len());
     for (id, host) in leftovers {
+        // Its fetch may have happened: the stored entry says so (`Lease::leased_before`).
         sqlx::query(&format!(
             "UPDATE frontier_entry SET state = 'queued', lease_id = NULL, \
-             lease_owner = NULL, lease_expires_at = NULL, position = {FRONT_POSITION} \
+             lease_owner = NULL, lease_expires_at = NULL, position = {FRONT_POSITION}, \
+             entry = (entry::jsonb || '{{\"l\": true}}'::jsonb)::text \
              WHERE id = $3"
         ))
         .bind(crawl)

@@ -217,7 +217,7 @@ impl SledQueue {
             tracing::info!(count = leftovers.len(), "requeueing URLs left in flight");
         }
         for (key, value) in leftovers {
-            let entry = match StoredEntry::decode(&value) {
+            let mut entry = match StoredEntry::decode(&value) {
                 Ok(entry) => entry,
                 Err(error) => {
                     tracing::warn!(%error, "dropping undecodable in-flight record");
@@ -226,10 +226,13 @@ impl SledQueue {
                 }
             };
             let queue_key = self.front_queue_key(entry.url.host())?;
+            // Its fetch may have happened ([`crate::Lease::leased_before`]).
+            entry.leased_before = true;
+            let value = entry.encode();
             (&self.in_flight, &self.queue, &self.meta).transaction(
                 |(in_flight, queue, meta)| {
                     in_flight.remove(&key)?;
-                    queue.insert(queue_key.as_slice(), &value)?;
+                    queue.insert(queue_key.as_slice(), value.as_slice())?;
                     add_to_counter(meta, COUNTER_QUEUED, 1)?;
                     Ok(())
                 },
@@ -414,7 +417,7 @@ impl QueueStorage for SledQueue {
         end: QueueEnd,
     ) -> Result<(), FrontierError> {
         let host = entry.url.host().to_string();
-        let value = StoredEntry::new(entry, attempts).encode();
+        let value = StoredEntry::after_lease(entry, attempts).encode();
         let queue_key = match end {
             QueueEnd::Front => self.front_queue_key(&host)?,
             QueueEnd::Back => self.back_queue_key(&host)?,
@@ -432,7 +435,7 @@ impl QueueStorage for SledQueue {
         let lease_key = lease_id.to_be_bytes();
         let mut delayed_key = due_unix_ms.to_be_bytes().to_vec();
         delayed_key.extend_from_slice(&self.db.generate_id()?.to_be_bytes());
-        let value = StoredEntry::new(entry, attempts).encode();
+        let value = StoredEntry::after_lease(entry, attempts).encode();
         (&self.in_flight, &self.delayed, &self.meta).transaction(
             |(in_flight, delayed, meta)| {
                 in_flight.remove(&lease_key)?;

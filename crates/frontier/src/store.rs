@@ -36,7 +36,11 @@ use crate::politeness::PolitenessConfig;
 ///   `global_concurrency`. Time is the caller's `now`.
 /// * **Leases.** A handed-out URL is *leased*: it is in no queue and counts as in flight until
 ///   [`complete`](FrontierStore::complete) gives it back with the fetch's outcome; completing
-///   an unknown or already completed lease is [`FrontierError::UnknownLease`].
+///   an unknown or already completed lease is [`FrontierError::UnknownLease`]. A lease says
+///   whether a lease of its URL was handed out before since the URL was queued
+///   ([`Lease::leased_before`]): `false` only on the first one; `true` after the URL was
+///   requeued or delayed by `complete`, and after its lease came back from a crash or expiry
+///   (a backend may say `true` when it cannot tell, never `false`).
 /// * **Durability and crashes.** What a call reported is durable after
 ///   [`flush`](FrontierStore::flush) (a backend may be durable earlier). After a crash (kill
 ///   -9) a store reopened on the same state holds every URL it held at the last durable point

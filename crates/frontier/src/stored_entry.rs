@@ -22,9 +22,13 @@ pub(crate) struct StoredEntry {
     redirect_hops: u8,
     #[serde(rename = "a", default)]
     attempts: u8,
+    /// [`Lease::leased_before`]: set when the entry goes back to a queue after a lease.
+    #[serde(rename = "l", default, skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) leased_before: bool,
 }
 
 impl StoredEntry {
+    /// An entry as offered: never leased.
     pub(crate) fn new(entry: FrontierEntry, attempts: u8) -> StoredEntry {
         StoredEntry {
             url: entry.url,
@@ -33,6 +37,15 @@ impl StoredEntry {
             kind: entry.kind,
             redirect_hops: entry.redirect_hops,
             attempts,
+            leased_before: false,
+        }
+    }
+
+    /// An entry queued again after a lease of it (requeued, delayed, or come back).
+    pub(crate) fn after_lease(entry: FrontierEntry, attempts: u8) -> StoredEntry {
+        StoredEntry {
+            leased_before: true,
+            ..StoredEntry::new(entry, attempts)
         }
     }
 
@@ -53,6 +66,6 @@ impl StoredEntry {
             kind: self.kind,
             redirect_hops: self.redirect_hops,
         };
-        Lease::new(id, entry, self.attempts)
+        Lease::new(id, entry, self.attempts, self.leased_before)
     }
 }

@@ -232,8 +232,10 @@ fn a_worker_takes_up_hosts_another_queued_and_waits_for_its_leases() {
     for lease in from_b {
         b.complete(lease, HostOutcome::Done).expect("complete");
     }
-    assert!(matches!(a.next_ready(now).expect("next"), NextUrl::Empty));
+    // b's finished leases go with its next call (its lease call or, here, its look for
+    // other workers' work): then neither has work left.
     assert!(matches!(b.next_ready(now).expect("next"), NextUrl::Empty));
+    assert!(matches!(a.next_ready(now).expect("next"), NextUrl::Empty));
 }
 
 /// A worker like [`worker`] with this politeness.

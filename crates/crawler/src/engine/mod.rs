@@ -15,6 +15,7 @@ use dedupcrawl_observe::CrawlObserver;
 use crate::config::{CrawlConfig, ResolvedSite, seconds};
 use crate::context::{Engine, LogSink};
 use crate::crawl_log::{Decision, HOST_GIVEN_UP_NOTE, LogLine};
+use crate::crawl_state::UrlProgress;
 use crate::error::CrawlError;
 use crate::host_health::{GivenUpHost, Verdict};
 use crate::mutex::lock;
@@ -235,8 +236,13 @@ impl Engine {
     async fn process(self: Arc<Self>, lease: Lease) -> Result<TaskOutput, CrawlError> {
         let url = lease.url().clone();
         let entry = lease.entry.clone();
-        // One read for what the state knows of the URL (a round trip on PostgreSQL).
-        let progress = self.crawl_state.url_progress(url.as_str())?;
+        // One read for what the state knows of the URL (a round trip on PostgreSQL), none
+        // when nothing can have recorded anything of it (see `first_leases_unrecorded`).
+        let progress = if self.first_leases_unrecorded && !lease.leased_before {
+            UrlProgress::default()
+        } else {
+            self.crawl_state.url_progress(url.as_str())?
+        };
         if crate::revisit::fetched_this_round(&self, &progress) {
             tracing::debug!(url = %url, "already fetched in this round");
             return Ok(TaskOutput {

@@ -161,6 +161,7 @@ impl Engine {
             &paths.crawl_log,
             log_checkpoint.as_ref().map_or(0, |c| c.offset),
         )?;
+        let first_leases_unrecorded = round.number == 1 && resume_scan.records_read == 0;
         let mut report = CrawlReport {
             resume_scan: ResumeScan {
                 crawl_log_bytes_read: tail.bytes_read,
@@ -220,6 +221,7 @@ impl Engine {
             seeds_logged: Mutex::new(std::collections::HashSet::new()),
             soft_404: Mutex::new(HashMap::new()),
             round,
+            first_leases_unrecorded,
             rules: config.canonicalization.rules(),
             robots: RobotsCache::new(Duration::from_secs(24 * 3600), robots_retry),
             robots_config,

@@ -14,6 +14,29 @@ use crate::stored_entry::StoredEntry;
 
 use super::{PostgresQueue, database, lock_ignoring_poison};
 
+/// Deletes the rows of this worker's finished leases `ids` (fenced on the worker and the
+/// leased state: a lease that expired and went to another worker is not touched).
+pub(super) async fn delete_finished(
+    executor: impl sqlx::PgExecutor<'_>,
+    crawl: &str,
+    worker: &str,
+    ids: &[i64],
+) -> Result<(), sqlx::Error> {
+    if ids.is_empty() {
+        return Ok(());
+    }
+    sqlx::query(
+        "DELETE FROM frontier_entry WHERE crawl = $1 AND lease_owner = $2 AND state = 'leased' \
+         AND lease_id = ANY ($3)",
+    )
+    .bind(crawl)
+    .bind(worker)
+    .bind(ids)
+    .execute(executor)
+    .await?;
+    Ok(())
+}
+
 /// What the statement that ends a lease writes besides (see `PostgresQueue::end_lease`).
 #[derive(Default)]
 pub(super) struct EndedLease {
@@ -32,6 +55,20 @@ impl PostgresQueue {
                 .to_string(),
             EndedLease::default(),
         )
+    }
+
+    /// Deletes the rows of the finished leases kept ([`super::FinishedLeases`]), if any.
+    pub(super) fn delete_finished(&self) -> Result<(), FrontierError> {
+        let ids = self.finished.ids();
+        if ids.is_empty() {
+            return Ok(());
+        }
+        let sent = ids.clone();
+        self.autocommit("finish leases", move |mut conn, crawl, worker| async move {
+            delete_finished(&mut *conn, &crawl, &worker, &sent).await
+        })?;
+        self.finished.deleted(&ids);
+        Ok(())
     }
 
     /// Ends a lease with one statement fenced on it (`$1` crawl, `$2` host, `$3` lease, `$4`
@@ -98,6 +135,7 @@ impl PostgresQueue {
                 per_host: i64::from(spacing.per_host),
                 want: i64::from(want),
                 known: None,
+                finished: Vec::new(),
             };
             let mut tries = 0;
             let claimed = self.reconnect.retry(|| {
@@ -107,6 +145,9 @@ impl PostgresQueue {
                     claim.known = Some(lock_ignoring_poison(&self.book).out_ids());
                 }
                 tries += 1;
+                // Every finished lease kept: none of them is taken for a lease the worker
+                // does not know of.
+                claim.finished = self.finished.ids();
                 let (crawl, worker) = (self.crawl.clone(), self.worker.clone());
                 let claim = claim.clone();
                 self.on_connection(move |mut conn| async move {
@@ -114,6 +155,7 @@ impl PostgresQueue {
                 })?
                 .map_err(database("lease URLs"))
             })?;
+            self.finished.deleted(&claim.finished);
             let (rows, more) = match claimed {
                 Claim::Leased(rows, more) => (rows, more),
                 Claim::Empty => return Ok(FrontLease::Empty),

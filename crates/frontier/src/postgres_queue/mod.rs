@@ -31,7 +31,9 @@
 //! ([`crate::postgres_host_slot`]); the worker hands them out one by one, and gives back those
 //! it did not hand out when it flushes (at its end) or the host gets a delay.
 //! Leases are renewed every quarter of their length while the worker runs; expired leases of
-//! other workers (killed ones) go back to their host queues at the same time.
+//! other workers (killed ones) go back to their host queues at the same time. A finished
+//! lease's row is deleted by the worker's next lease call, not by a statement of its own
+//! ([`FinishedLeases`]).
 //!
 //! A call whose connection is lost (the server restarting) runs again from the start of its
 //! transaction once the server is back, for up to `reconnect_for`. A COMMIT lost with its
@@ -52,6 +54,7 @@
 //! - `offer_again` (a recrawl round's seeding) queues its batch a second time: those URLs
 //!   are fetched twice in that round (the revisit decision sees the second fetch unchanged).
 
+mod finished_leases;
 mod host_schedule;
 mod known_seen;
 mod leasing;
@@ -70,13 +73,15 @@ use crate::polite_frontier::PoliteFrontier;
 use crate::politeness::PolitenessConfig;
 use crate::postgres_host_slot::LeaseBook;
 use crate::postgres_queue_rows::{
-    enqueue_at_back, entry_rows, requeue_leases_at_front, requeue_left_leases, url_key,
+    enqueue_at_back, entry_rows, requeue_leases_at_front, requeue_left_leases, to_i64, url_key,
 };
 use crate::postgres_schema::connect_and_migrate;
 use crate::queue_storage::{
     FrontLease, HostSpacing, QueueEnd, QueueStorage, SharedWork, StoredCounts,
 };
+use finished_leases::FinishedLeases;
 use known_seen::KnownSeen;
+use leasing::delete_finished;
 
 /// The [`crate::FrontierStore`] on PostgreSQL: polite scheduling over [`PostgresQueue`].
 pub type PostgresFrontierStore = PoliteFrontier<PostgresQueue>;
@@ -114,6 +119,8 @@ pub struct PostgresQueue {
     last_keep_alive: std::sync::Mutex<std::time::Instant>,
     /// The leases this worker holds, and those taken ahead of their turn.
     book: Mutex<LeaseBook>,
+    /// Leases finished whose rows are deleted with the next lease call ([`FinishedLeases`]).
+    finished: FinishedLeases,
     /// Unix milliseconds before which [`QueueStorage::promote_due`] has nothing to look for
     /// (see there).
     next_promote_check: Mutex<u64>,
@@ -128,7 +135,8 @@ impl Drop for PostgresQueue {
         // Leases taken ahead of their turn would keep their URLs from the other workers until
         // they expire: back to their queues (one try; `flush` already did it at a clean end).
         let leases = lock_ignoring_poison(&self.book).give_back(None);
-        if !leases.is_empty() {
+        let finished = self.finished.ids();
+        if !leases.is_empty() || !finished.is_empty() {
             let (pool, crawl, worker) = (
                 self.connections.pool().clone(),
                 self.crawl.clone(),
@@ -136,6 +144,7 @@ impl Drop for PostgresQueue {
             );
             let _ = self.runtime.block_on(async move {
                 let mut tx = pool.begin().await?;
+                delete_finished(&mut *tx, &crawl, &worker, &finished).await?;
                 requeue_leases_at_front(&mut tx, &crawl, &worker, &leases).await?;
                 tx.commit().await
             });
@@ -166,6 +175,7 @@ impl PostgresFrontierStore {
             lease_ms: i64::try_from(config.lease.as_millis()).unwrap_or(i64::MAX),
             last_keep_alive: std::sync::Mutex::new(std::time::Instant::now()),
             book: Mutex::default(),
+            finished: FinishedLeases::default(),
             next_promote_check: Mutex::new(0),
             known_seen: KnownSeen::default(),
             reconnect: Reconnect::new("frontier", config.reconnect_for),
@@ -462,6 +472,9 @@ impl QueueStorage for PostgresQueue {
     /// to another worker), and expired leases of other workers (killed, or cut off from the
     /// database) go back to the front of their host queues.
     fn keep_alive(&self) -> Result<Vec<String>, FrontierError> {
+        if self.finished.overdue() {
+            self.delete_finished()?;
+        }
         self.keep_alive_in_database()
     }
 
@@ -471,8 +484,13 @@ impl QueueStorage for PostgresQueue {
         Ok(lock_ignoring_poison(&self.book).is_out(lease_id))
     }
 
+    /// Kept in memory, deleted with the next lease call or soon after ([`FinishedLeases`]).
     fn finish(&self, lease_id: u64) -> Result<(), FrontierError> {
-        self.end_lease_in_database(lease_id)
+        lock_ignoring_poison(&self.book).ended(lease_id);
+        if self.finished.keep(to_i64(lease_id)) {
+            self.delete_finished()?;
+        }
+        Ok(())
     }
 
     fn requeue(
@@ -499,7 +517,10 @@ impl QueueStorage for PostgresQueue {
         self.promote_due_in_database(now_unix_ms, limit)
     }
 
+    /// After this worker's finished leases are deleted: other workers must not see them as
+    /// work in flight (each would wait for the other's).
     fn shared_work(&self) -> Result<SharedWork, FrontierError> {
+        self.delete_finished()?;
         self.shared_work_in_database()
     }
 
@@ -549,10 +570,11 @@ impl QueueStorage for PostgresQueue {
         })
     }
 
-    /// Every call commits its transaction. Leases taken ahead of their turn go back to the
+    /// Every call commits its transaction; finished leases kept are deleted. Leases taken ahead of their turn go back to the
     /// front of their host queues: the engine flushes when it stops, and other workers must
     /// not wait for those leases to expire.
     fn flush(&self) -> Result<(), FrontierError> {
+        self.delete_finished()?;
         self.give_back_ahead(None)
     }
 }

@@ -470,7 +470,7 @@ pub fn retries_back_off_exponentially_and_give_up(new_backend: fn() -> Box<dyn B
     frontier.offer(seed("http://a.example/flaky")).unwrap();
 
     let lease = ready_now(frontier.as_ref());
-    assert_eq!(lease.attempt, 0);
+    assert_eq!((lease.attempt, lease.leased_before), (0, false));
     let t0 = Instant::now();
     let Completion::Requeued {
         attempt: 1,
@@ -491,7 +491,7 @@ pub fn retries_back_off_exponentially_and_give_up(new_backend: fn() -> Box<dyn B
     }
 
     let lease = wait_ready(frontier.as_ref());
-    assert_eq!(lease.attempt, 1);
+    assert_eq!((lease.attempt, lease.leased_before), (1, true));
     // due times are stored in milliseconds: allow for the rounding
     assert!(Instant::now() + Duration::from_millis(1) >= first_due);
     let t1 = Instant::now();
@@ -553,6 +553,10 @@ pub fn reopening_puts_unfinished_leases_back_in_front_in_order(
         }
         frontier.offer(seed("http://b.example/0")).unwrap();
         let leases: Vec<Lease> = (0..4).map(|_| ready_now(frontier.as_ref())).collect();
+        assert!(
+            leases.iter().all(|lease| !lease.leased_before),
+            "first leases since the URLs were queued"
+        );
         let mut leases = leases.into_iter();
         // a/0 done; a/1, b/0 and a/2 leased and never completed (the process "dies")
         let done = leases.next().unwrap();
@@ -565,6 +569,10 @@ pub fn reopening_puts_unfinished_leases_back_in_front_in_order(
     assert_eq!((stats.queued, stats.in_flight, stats.seen), (6, 0, 7));
     let mut order = Vec::new();
     while let NextUrl::Ready(lease) = frontier.next_ready(Instant::now()).unwrap() {
+        // The leases the dead process held may have been fetched; the others were not.
+        let was_out =
+            ["/1", "/2"].contains(&lease.url().url().path()) || lease.url().host() == "b.example";
+        assert_eq!(lease.leased_before, was_out, "{}", lease.url());
         order.push(lease.url().to_string());
     }
     let expected = [
