@@ -321,7 +321,7 @@ impl DedupStage {
                 .map(|index| self.textprep.is_main_content(&page, index))
                 .collect();
             let left_out = inserts_left_out(&page.extracted, &in_main);
-            for (_, block) in page
+            for (index, block) in page
                 .extracted
                 .blocks
                 .iter()
@@ -331,7 +331,7 @@ impl DedupStage {
                 let start = content_tokens.len();
                 self.textprep.normalizer().token_hashes(
                     &block.text,
-                    page.language,
+                    page.language_of(index),
                     &mut content_tokens,
                 );
                 let range = start..content_tokens.len();

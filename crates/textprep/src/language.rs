@@ -122,7 +122,7 @@ impl Language {
         }
     }
 
-    fn from_whatlang(lang: whatlang::Lang) -> Option<Language> {
+    pub(crate) fn from_whatlang(lang: whatlang::Lang) -> Option<Language> {
         use whatlang::Lang;
         Some(match lang {
             Lang::Ara => Language::Arabic,
@@ -161,11 +161,11 @@ pub enum LanguageSource {
 }
 
 /// How much text detection looks at: enough for a reliable trigram guess, cheap per page.
-const DETECTION_SAMPLE_BYTES: usize = 2048;
+pub(crate) const DETECTION_SAMPLE_BYTES: usize = 2048;
 
 /// Words of a sample below which its stop words say nothing of its language: the declared
 /// language stands.
-const FIT_MIN_WORDS: u32 = 20;
+pub(crate) const FIT_MIN_WORDS: u32 = 20;
 
 /// Picks the page language: the text's own language first, so the same text is stemmed alike
 /// whatever page it sits on; `<html lang>` where the text does not say otherwise; the
@@ -237,13 +237,13 @@ pub fn decide_language(
 }
 
 /// How many words of a sample are stop words of each language (`Language as usize`).
-struct StopWordCounts {
+pub(crate) struct StopWordCounts {
     counts: [u32; Language::ALL.len()],
-    words: u32,
+    pub(crate) words: u32,
 }
 
 impl StopWordCounts {
-    fn of(sample: &str) -> StopWordCounts {
+    pub(crate) fn of(sample: &str) -> StopWordCounts {
         let table = stop_word_languages();
         let mut counts = [0u32; Language::ALL.len()];
         let mut words = 0;
@@ -268,14 +268,14 @@ impl StopWordCounts {
     /// its stop words. Measured on the Rust docs, a declared English page's sample has 4–48 %
     /// English stop words (code-heavy API pages the least), an English text 0–15 % Spanish ones
     /// and a Spanish text 15–40 %: a fixed share cannot tell them apart, a comparison can.
-    fn fit(&self, language: Language) -> bool {
+    pub(crate) fn fit(&self, language: Language) -> bool {
         let own = self.counts[language as usize];
         self.words < FIT_MIN_WORDS || self.counts.iter().all(|&other| other <= own)
     }
 
     /// The language with the most stop words when it leaves no doubt: at least twice the
     /// runner-up's and a tenth of the words (English text: 22 of 62 words against 9 French).
-    fn clear_leader(&self) -> Option<Language> {
+    pub(crate) fn clear_leader(&self) -> Option<Language> {
         if self.words < FIT_MIN_WORDS {
             return None;
         }

@@ -38,6 +38,7 @@ mod comments;
 mod extract;
 mod language;
 mod main_content;
+mod mixed_language;
 mod normalize;
 mod teasers;
 
@@ -53,6 +54,7 @@ pub use main_content::{
     ContentMask, ContentSource, ExtractorUse, HostContentModel, MAX_MISNESTED_FORMATTING,
     MainContent, MainContentConfig, PageExtractor,
 };
+pub use mixed_language::{LONG_TEXT_BYTES, block_languages};
 pub use normalize::{NormalizeOptions, Normalizer, NumberPolicy, for_each_word, hash_token};
 pub use teasers::teaser_blocks;
 
@@ -148,6 +150,19 @@ pub struct PreparedPage {
     /// Which blocks are main content, once decided ([`TextPrep::prepare_alone`], or the
     /// dedup pipeline with its host models). Until then the per-page rules stand in.
     pub content: Option<ContentMask>,
+    /// Each block's language when a long main content mixes languages ([`block_languages`]);
+    /// `None`: every block is in `language`.
+    pub block_languages: Option<Vec<Language>>,
+}
+
+impl PreparedPage {
+    /// The language block `index` is stemmed in.
+    pub fn language_of(&self, index: usize) -> Language {
+        self.block_languages
+            .as_ref()
+            .and_then(|languages| languages.get(index).copied())
+            .unwrap_or(self.language)
+    }
 }
 
 /// The text pipeline with its settings.
@@ -184,6 +199,7 @@ impl TextPrep {
             language,
             language_source,
             content: None,
+            block_languages: None,
         }
     }
 
@@ -197,6 +213,7 @@ impl TextPrep {
             language: self.config.default_language,
             language_source: LanguageSource::Default,
             content: None,
+            block_languages: None,
         }
     }
 
@@ -209,7 +226,35 @@ impl TextPrep {
             self.decide_language(&page.extracted, |_| kept.next().copied().unwrap_or(false));
         page.language = language;
         page.language_source = language_source;
+        page.block_languages = if self.config.detect_language {
+            self.mixed_block_languages(&page.extracted, &content.mask, language)
+        } else {
+            None
+        };
         page.content = Some(content);
+    }
+
+    /// The language of every block of a page whose main content (`mask`) mixes languages
+    /// ([`block_languages`]; blocks outside it keep `language`).
+    fn mixed_block_languages(
+        &self,
+        extracted: &ExtractedPage,
+        mask: &[bool],
+        language: Language,
+    ) -> Option<Vec<Language>> {
+        let kept: Vec<usize> = (0..extracted.blocks.len())
+            .filter(|&index| mask.get(index).copied().unwrap_or(false))
+            .collect();
+        let texts: Vec<&str> = kept
+            .iter()
+            .map(|&index| extracted.blocks[index].text.as_str())
+            .collect();
+        let languages = block_languages(&texts, language)?;
+        let mut all = vec![language; extracted.blocks.len()];
+        for (index, block_language) in kept.into_iter().zip(languages) {
+            all[index] = block_language;
+        }
+        Some(all)
     }
 
     /// [`decide_language`] over the first 2 KB of the blocks `include` takes, in page order.
@@ -273,6 +318,17 @@ impl TextPrep {
         view: View,
         is_host_boilerplate: &'a dyn Fn(u64) -> bool,
     ) -> impl Iterator<Item = &'a TextBlock> + 'a {
+        self.indexed_view_blocks(page, view, is_host_boilerplate)
+            .map(|(_, block)| block)
+    }
+
+    /// [`view_blocks`](Self::view_blocks) with each block's index in the page.
+    fn indexed_view_blocks<'a>(
+        &'a self,
+        page: &'a PreparedPage,
+        view: View,
+        is_host_boilerplate: &'a dyn Fn(u64) -> bool,
+    ) -> impl Iterator<Item = (usize, &'a TextBlock)> + 'a {
         page.extracted
             .blocks
             .iter()
@@ -283,7 +339,6 @@ impl TextPrep {
                     self.is_main_content(page, *index) && !is_host_boilerplate(block.fingerprint())
                 }
             })
-            .map(|(_, block)| block)
     }
 
     /// Hashes of the normalized tokens of a view (the input of shingling).
@@ -294,9 +349,9 @@ impl TextPrep {
         is_host_boilerplate: &dyn Fn(u64) -> bool,
     ) -> Vec<u64> {
         let mut out = Vec::new();
-        for block in self.view_blocks(page, view, is_host_boilerplate) {
+        for (index, block) in self.indexed_view_blocks(page, view, is_host_boilerplate) {
             self.normalizer
-                .token_hashes(&block.text, page.language, &mut out);
+                .token_hashes(&block.text, page.language_of(index), &mut out);
         }
         out
     }
@@ -309,8 +364,8 @@ impl TextPrep {
         is_host_boilerplate: &dyn Fn(u64) -> bool,
     ) -> Vec<String> {
         let mut out = Vec::new();
-        for block in self.view_blocks(page, view, is_host_boilerplate) {
-            out.extend(self.normalizer.tokens(&block.text, page.language));
+        for (index, block) in self.indexed_view_blocks(page, view, is_host_boilerplate) {
+            out.extend(self.normalizer.tokens(&block.text, page.language_of(index)));
         }
         out
     }

@@ -84,3 +84,46 @@ fn a_short_text_or_detection_off_keeps_the_declaration() {
         (Language::Spanish, LanguageSource::HtmlAttribute)
     );
 }
+
+/// A one-page edition of a partly translated book: a long Spanish start, then a chapter left
+/// in English. The chapter is stemmed as English there too, so its tokens are the same as on
+/// its own page (until per-block languages the whole edition was stemmed as Spanish and the
+/// chapter's tokens on the two pages had nothing in common).
+#[test]
+fn an_english_chapter_in_a_long_spanish_edition_is_stemmed_as_english() {
+    let prep = TextPrep::new(TextPrepConfig::default());
+    let chapter: String = (0..40)
+        .map(|k| format!("<p>Chapter paragraph {k}. {ENGLISH}</p>"))
+        .collect();
+    let spanish: String = (0..120)
+        .map(|k| format!("<p>Párrafo {k}. {SPANISH}</p>"))
+        .collect();
+    let edition = format!(
+        "<!DOCTYPE html><html lang=\"es\"><head><title>Libro</title></head><body>\
+         <main><h1>El libro</h1>{spanish}<h1>Ownership</h1>{chapter}</main></body></html>"
+    );
+    let alone = format!(
+        "<!DOCTYPE html><html lang=\"es\"><head><title>Ownership</title></head><body>\
+         <main><h1>Ownership</h1>{chapter}</main></body></html>"
+    );
+    let edition = prep.prepare_alone(&edition, None);
+    assert_eq!(edition.language, Language::Spanish);
+    assert!(edition.block_languages.is_some(), "a mixed long page");
+    let edition_tokens = prep.token_hashes(&edition, View::MainContent, &|_| false);
+    let alone = prep.prepare_alone(&alone, None);
+    assert_eq!(alone.language, Language::English);
+    let alone_tokens = prep.token_hashes(&alone, View::MainContent, &|_| false);
+    // The chapter's paragraphs (its heading aside) are the edition's last tokens.
+    let paragraphs = &alone_tokens[alone_tokens.len() - 40 * 30..];
+    assert!(
+        edition_tokens.ends_with(paragraphs),
+        "the chapter's English tokens are in the edition"
+    );
+    // A long page in one language keeps one.
+    let english_book: String = (0..160).map(|k| format!("<p>{k}. {ENGLISH}</p>")).collect();
+    let english_book = prep.prepare_alone(
+        &format!("<html lang=\"en\"><body><main>{english_book}</main></body></html>"),
+        None,
+    );
+    assert_eq!(english_book.block_languages, None);
+}
