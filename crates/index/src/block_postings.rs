@@ -4,9 +4,10 @@
 //! ([`crate::decision::posted_samples`]): a part of a one-page edition shares about one value
 //! in 64 of its shingles with the edition, so a part under about 128 shingles (a Rust by
 //! Example chapter of one paragraph and one example, an error-index entry) shares none, and
-//! neither finds the other. Its blocks are whole in the edition, though: every original is
-//! also posted under the keys of its own-content blocks (non-template, no link lists, at
-//! least [`MIN_POSTED_BLOCK_TOKENS`] tokens), and a page probes its own. The keys are hashes
+//! neither finds the other. Its blocks are whole in the edition, though: a short or a long
+//! original (see `posts_blocks`) is also posted under the keys of its own-content blocks
+//! (non-template, no link lists, at least [`MIN_POSTED_BLOCK_TOKENS`] tokens), and such a
+//! page probes its own. The keys are hashes
 //! of a block's normalized tokens; the top bit is set so that they never equal a sampled
 //! shingle (the index keeps those to 32 bits).
 
@@ -44,13 +45,31 @@ pub(crate) fn record_posting_values(record: &StoredDocument) -> Vec<u64> {
     if record.link.is_some() {
         return Vec::new();
     }
-    let mut values = record
-        .mod_sample
-        .as_ref()
-        .map(posted_samples)
-        .unwrap_or_default();
-    values.extend(posted_blocks(&record.own_blocks));
+    let Some(sample) = &record.mod_sample else {
+        return Vec::new();
+    };
+    let mut values = posted_samples(sample);
+    if posts_blocks(sample) {
+        values.extend(posted_blocks(&record.own_blocks));
+    }
     values
+}
+
+/// Shingles under which a page is short: its sample at modulus 64 has fewer than 16 values,
+/// too few to find or measure it inside another page, so its blocks must.
+const SHORT_PAGE_SHINGLES: u64 = 1024;
+/// Shingles from which a page is long enough to hold short pages by the dozen (a one-page
+/// edition).
+const LONG_PAGE_SHINGLES: u64 = 4096;
+
+/// Whether a page with this MOD_m sample is posted under (and probes) its blocks: a short
+/// page, which its sample cannot find, and a long one, which holds short ones. A page in
+/// between neither posts nor probes them, either way round (so which of two pages comes
+/// first never decides whether they meet): most pages of a documentation site are in
+/// between, and each posted block is a row written in PostgreSQL.
+fn posts_blocks(sample: &ModSample) -> bool {
+    let shingles = sample.values.len() as u64 * sample.modulus;
+    !(SHORT_PAGE_SHINGLES..LONG_PAGE_SHINGLES).contains(&shingles)
 }
 
 /// What a page probes for containment candidates, and how many of them it checks.
@@ -74,7 +93,9 @@ pub(crate) fn containment_probes(
 ) -> ContainmentProbes {
     let mut values = posted_samples(sample);
     let samples = values.len();
-    values.extend(posted_blocks(&own_blocks_of(&doc.own_content)));
+    if posts_blocks(sample) {
+        values.extend(posted_blocks(&own_blocks_of(&doc.own_content)));
+    }
     let blocks = values.len() - samples;
     ContainmentProbes {
         values,

@@ -638,7 +638,8 @@ pub fn short_parts_and_their_one_page_edition_find_each_other_by_blocks(
 ) {
     let backend = new_backend();
     let index = backend.open();
-    let chapters: Vec<Vec<Vec<u64>>> = (0..30u64)
+    // 120 chapters in the edition (4,800 tokens: a long page), the first 30 also alone.
+    let chapters: Vec<Vec<Vec<u64>>> = (0..120u64)
         .map(|c| {
             vec![
                 tokens(20_000 + c * 10, 4),
