@@ -23,8 +23,9 @@ use crate::{ContentUnit, DocumentFingerprint};
 pub(crate) const MIN_POSTED_BLOCK_TOKENS: u16 = 3;
 
 /// Own blocks a page is posted under (and probes) at most: the smallest keys, so an edition
-/// and its parts keep the same ones. Rust by Example's one-page edition has about 3,000; a
-/// hostile page of 65,536 distinct paragraphs would otherwise rank the postings of every one.
+/// and its parts keep the same ones. An edition of hundreds of chapters stays under it (not
+/// measured per page); a hostile page of 65,536 distinct paragraphs would otherwise rank the
+/// postings of every one.
 pub(crate) const MAX_POSTED_BLOCKS: usize = 8192;
 
 /// Own blocks that count as one sampled shingle towards the candidates a page checks (see

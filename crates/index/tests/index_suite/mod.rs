@@ -657,16 +657,20 @@ pub fn short_parts_and_their_one_page_edition_find_each_other_by_blocks(
             "chapter {c}"
         );
     }
-    let sibling = page_of_short_and_long_blocks(
-        "rbe/other",
-        host,
-        &[
-            tokens(29_000, 4),
-            tokens(29_001, 16),
-            chapters[3][2].clone(),
-        ],
-    );
-    assert!(index.check_and_insert(&sibling).unwrap().is_new());
+    // A page of its own (heading, paragraph) that shows the example of chapter `c`.
+    let sibling = |name: &str, seed: u64, c: usize| {
+        page_of_short_and_long_blocks(
+            name,
+            host,
+            &[
+                tokens(seed, 4),
+                tokens(seed + 1, 16),
+                chapters[c][2].clone(),
+            ],
+        )
+    };
+    let sibling_page = sibling("rbe/other", 29_000, 3);
+    assert!(index.check_and_insert(&sibling_page).unwrap().is_new());
     let all: Vec<Vec<u64>> = chapters.iter().flatten().cloned().collect();
     let edition = page_of_short_and_long_blocks("rbe/print", host, &all);
     match index.check_and_insert(&edition).unwrap() {
@@ -689,15 +693,7 @@ pub fn short_parts_and_their_one_page_edition_find_each_other_by_blocks(
             other => panic!("chapter {c} after the edition: {other:?}"),
         }
     }
-    let later_sibling = page_of_short_and_long_blocks(
-        "rbe/other-later",
-        host,
-        &[
-            tokens(29_100, 4),
-            tokens(29_101, 16),
-            chapters[20][2].clone(),
-        ],
-    );
+    let later_sibling = sibling("rbe/other-later", 29_100, 20);
     assert!(
         index.check_and_insert(&later_sibling).unwrap().is_new(),
         "a page sharing only an example is not inside the edition"
