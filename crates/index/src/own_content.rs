@@ -39,16 +39,36 @@ pub struct ContentUnit {
 
 /// Normalized tokens of `units` (a page's non-template content blocks) with no counterpart in
 /// `stored`: neither the same block (key) nor, for a substantial block, a sketched one.
+///
+/// Each stored block is the counterpart of one block at most (see
+/// [`CopyFinder::claim_copy_of`]): a block the stored page has by key takes its own sketch
+/// there first.
 pub fn missing_tokens(units: &[ContentUnit], stored: &StoredDocument) -> u32 {
-    units
+    let (by_key, rest): (Vec<&ContentUnit>, Vec<&ContentUnit>) = units
         .iter()
-        .filter(|unit| stored.blocks.binary_search(&unit.key).is_err())
+        .partition(|unit| stored.blocks.binary_search(&unit.key).is_ok());
+    let mut claimed = vec![false; stored.block_sketches.len()];
+    for sketch in by_key.iter().filter_map(|unit| unit.sketch) {
+        if let Some(i) = stored
+            .block_sketches
+            .iter()
+            .position(|other| *other == sketch)
+        {
+            claimed[i] = true;
+        }
+    }
+    rest.iter()
         .filter(|unit| {
             unit.sketch.is_none_or(|sketch| {
-                !stored
+                let counterpart = stored
                     .block_sketches
                     .iter()
-                    .any(|other| sketch.is_counterpart(other))
+                    .enumerate()
+                    .position(|(i, other)| !claimed[i] && sketch.is_counterpart(other));
+                if let Some(i) = counterpart {
+                    claimed[i] = true;
+                }
+                counterpart.is_none()
             })
         })
         .map(|unit| u32::from(unit.tokens))
@@ -109,20 +129,31 @@ pub fn block_overlap(units: &[ContentUnit], stored: &StoredDocument) -> Option<B
     // Both sides count substantial blocks only: a copy on another host comes with short
     // blocks of its own (a title set otherwise, a "reprinted from" credit, a comments header)
     // that its template puts there, not its text.
-    let theirs = CopyFinder::new(&stored.block_sketches);
-    let found: u32 = substantial
+    // Each block of one page vouches for one block of the other at most (see
+    // `CopyFinder::claim_copy_of`).
+    let mut theirs = CopyFinder::new(&stored.block_sketches);
+    let (by_key, by_sketch): (Vec<_>, Vec<_>) = substantial
         .iter()
-        .filter(|(unit, sketch)| {
-            stored.blocks.binary_search(&unit.key).is_ok() || theirs.has_copy_of(sketch)
-        })
+        .partition(|(unit, _)| stored.blocks.binary_search(&unit.key).is_ok());
+    for (_, sketch) in &by_key {
+        theirs.claim_copy_of(sketch);
+    }
+    let found: u32 = by_key
+        .iter()
         .map(|(unit, _)| u32::from(unit.tokens))
+        .chain(
+            by_sketch
+                .iter()
+                .filter(|(_, sketch)| theirs.claim_copy_of(sketch))
+                .map(|(unit, _)| u32::from(unit.tokens)),
+        )
         .sum();
     let my_sketches: Vec<BlockSketch> = substantial.iter().map(|(_, sketch)| **sketch).collect();
-    let mine = CopyFinder::new(&my_sketches);
+    let mut mine = CopyFinder::new(&my_sketches);
     let stored_found = stored
         .block_sketches
         .iter()
-        .filter(|sketch| mine.has_copy_of(sketch))
+        .filter(|sketch| mine.claim_copy_of(sketch))
         .count();
     Some(BlockOverlap {
         page_in_stored: f64::from(found) / f64::from(total),
@@ -152,13 +183,20 @@ pub fn part_tokens_in(
     if total < MIN_COMPARED_TOKENS {
         return None;
     }
-    let theirs = CopyFinder::new(&stored.block_sketches);
-    let missing = units
+    // Each block of the page vouches for one block of the part at most (see
+    // `CopyFinder::claim_copy_of`); a block it has by key takes its own sketch there first.
+    let mut theirs = CopyFinder::new(&stored.block_sketches);
+    let (by_key, rest): (Vec<&ContentUnit>, Vec<&ContentUnit>) = units
         .iter()
-        .filter(|unit| stored.blocks.binary_search(&unit.key).is_err())
+        .partition(|unit| stored.blocks.binary_search(&unit.key).is_ok());
+    for sketch in by_key.iter().filter_map(|unit| unit.sketch) {
+        theirs.claim_copy_of(&sketch);
+    }
+    let missing = rest
+        .iter()
         .filter(|unit| {
             unit.sketch
-                .is_none_or(|sketch| !theirs.has_copy_of(&sketch))
+                .is_none_or(|sketch| !theirs.claim_copy_of(&sketch))
         })
         .map(|unit| u32::from(unit.tokens) + crossing)
         .sum::<u32>();
@@ -277,5 +315,44 @@ mod tests {
         // Too few substantial blocks to compare.
         let (units, _) = units_of(&[paragraph(1), paragraph(2)]);
         assert_eq!(block_overlap(&units, &stored_original), None);
+    }
+
+    /// A Doxygen member list against its class's page: each of the list's entries is a
+    /// member's name and "defined in" the class's long name, so each is a copy (by sketch) of
+    /// the page's one title block. One block of the page vouches for one entry, not all.
+    #[test]
+    fn one_block_vouches_for_one_of_its_copies() {
+        let class_name: Vec<u64> = (0..16).collect();
+        let entry = |member: u64| -> Vec<u64> {
+            let mut tokens = vec![member, 900];
+            tokens.extend(&class_name);
+            tokens
+        };
+        let (units, _) = units_of(&(1..=6).map(|m| entry(10_000 + m)).collect::<Vec<_>>());
+        let title = BlockSketch::of(&class_name);
+        assert!(
+            units
+                .iter()
+                .all(|u| u.sketch.is_some_and(|s| s.is_copy(&title)))
+        );
+        let class_page = stored(
+            vec![1, 2, 3],
+            vec![
+                title,
+                BlockSketch::of(&paragraph(7)),
+                BlockSketch::of(&paragraph(8)),
+            ],
+        );
+        let inside = part_tokens_in(&units, &class_page, 4).expect("compared");
+        // One entry of six (18 tokens each, 22 with the crossing) is found.
+        assert!(
+            (inside - (108.0 - 5.0 * 22.0_f64).max(0.0) / 108.0).abs() < 1e-9,
+            "{inside}"
+        );
+        let overlap = block_overlap(&units, &class_page).expect("compared");
+        assert!((overlap.page_in_stored - 1.0 / 6.0).abs() < 1e-9);
+        assert!((overlap.stored_in_page - 1.0 / 3.0).abs() < 1e-9);
+        // The own-content check, the same way: one entry has its counterpart, five lack one.
+        assert_eq!(missing_tokens(&units, &class_page), 5 * 18);
     }
 }
