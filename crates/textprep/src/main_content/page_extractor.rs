@@ -7,7 +7,8 @@ use super::kept_text::{KeptText, word_hashes};
 use crate::extract::{BlockKind, ExtractedPage, TextBlock};
 
 /// A page's main content from the page alone (no host evidence): the extractor's verdict,
-/// else (it kept nothing) the blocks `fallback` keeps.
+/// else (it kept nothing, or code alone beside far more prose: [`keeps_code_alone`]) the
+/// blocks `fallback` keeps.
 pub fn decide_alone(
     html: &str,
     url: Option<&str>,
@@ -15,15 +16,53 @@ pub fn decide_alone(
     fallback: &dyn Fn(&TextBlock) -> bool,
 ) -> ContentMask {
     match PageExtractor.mask(html, url, page) {
-        Some(mask) => ContentMask {
+        Some(mask) if !keeps_code_alone(page, &mask, fallback) => ContentMask {
             mask,
             source: ContentSource::PageExtractor,
         },
-        None => ContentMask {
+        _ => ContentMask {
             mask: page.blocks.iter().map(fallback).collect(),
             source: ContentSource::PageRules,
         },
     }
+}
+
+/// Share of the extractor's kept text in code blocks at which its verdict is "code alone".
+const CODE_ALONE_SHARE: f64 = 0.9;
+/// Times more prose than the extractor's kept code that the per-page rules must find for
+/// [`keeps_code_alone`].
+const PROSE_BESIDE_CODE: u64 = 4;
+
+/// Whether the extractor kept a code listing alone (at least [`CODE_ALONE_SHARE`] of its
+/// text) on a page where `fallback` (the per-page rules) finds [`PROSE_BESIDE_CODE`] times as
+/// much prose that it dropped: the extractor took the wrong element, not a page whose content
+/// is code (a source listing, a gist: little prose beside it).
+///
+/// Why: rs-trafilatura returned the one `main.cf` listing (1,426 characters) of the Debian
+/// Administrator's Handbook's 100 KB "Network services" chapter, in every language, so the
+/// English, French, German, Portuguese and Japanese chapters were "exact duplicates" of each
+/// other and four of them were lost. On WCXB dev and ScrapingHub no page is like that: of the
+/// 8 where the extractor's text is half code or more, the rules find at most as much text as
+/// it kept (2026-11-28), so their scores do not move.
+fn keeps_code_alone(
+    page: &ExtractedPage,
+    mask: &[bool],
+    fallback: &dyn Fn(&TextBlock) -> bool,
+) -> bool {
+    let (mut kept, mut kept_code, mut prose_dropped) = (0u64, 0u64, 0u64);
+    for (block, &keep) in page.blocks.iter().zip(mask) {
+        let chars = u64::from(block.chars);
+        let code = block.kind == BlockKind::Preformatted;
+        if keep {
+            kept += chars;
+            kept_code += if code { chars } else { 0 };
+        } else if !code && fallback(block) {
+            prose_dropped += chars;
+        }
+    }
+    kept > 0
+        && kept_code as f64 >= CODE_ALONE_SHARE * kept as f64
+        && prose_dropped >= PROSE_BESIDE_CODE * kept
 }
 
 /// Misnested formatting elements a page may have and still go to the extractor
