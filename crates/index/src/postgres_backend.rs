@@ -17,14 +17,6 @@
 //! Removals take the crawl's lock exclusive. Locks are released by the commit (or a
 //! rollback, or a dead connection). Every check-and-insert is durable when it returns.
 //!
-//! A transaction's COMMIT also begins the next one (`COMMIT; BEGIN`, one round trip), and the
-//! next decision takes that connection ([`BegunTransactions`]): a decision is three round
-//! trips (locks and first reads, the document's store, the commit), not four. A transaction
-//! begun and not used yet holds no snapshot, no lock and no transaction id (a `BEGIN` takes
-//! none of them; the first statement does), so it keeps nothing from other sessions or from
-//! vacuum; `pg_stat_activity` shows its session `idle in transaction`. The index's
-//! [`flush`](DedupIndex::flush) ends them.
-//!
 //! The calls are synchronous like [`DedupIndex`]: the index runs its queries on a small
 //! runtime of its own, so it may be called from plain threads and from async tasks alike.
 //! Each storage call is one round trip inside the decision's transaction.
@@ -80,7 +72,7 @@ thread_local! {
 const ID_BLOCK: i64 = 64;
 
 /// A decision's transaction: on a kept connection ([`HeldConnections`]), begun with
-/// [`Held::begin_transaction`] or by the last transaction's COMMIT ([`BegunTransactions`]).
+/// [`Held::begin_transaction`].
 type Tx = Held;
 
 /// The dedup index of one crawl in PostgreSQL.
@@ -94,56 +86,8 @@ pub struct PostgresDedupIndex {
     ids: IdReservations,
     /// Block counts of originals not written yet (see [`PendingBlockCounts`]).
     pending_counts: std::sync::Mutex<PendingBlockCounts>,
-    begun: BegunTransactions,
     reconnect: Reconnect,
     runtime: StoreRuntime,
-}
-
-/// Connections of [`PostgresDedupIndex`] whose transaction the last one's COMMIT began
-/// (`COMMIT; BEGIN`): the next transaction takes one and needs no `BEGIN` round trip of its own.
-///
-/// At most [`MAX_BEGUN`] are kept, fewer than the index's connections, so that calls outside a
-/// transaction (which take their connections from [`HeldConnections`], where these never go)
-/// always find one. A kept connection is marked in a transaction ([`Held`]): dropped, it is
-/// closed, never handed to a call outside a transaction.
-#[derive(Default)]
-struct BegunTransactions {
-    kept: std::sync::Mutex<Vec<Held>>,
-}
-
-/// Begun transactions an index keeps at most (see [`BegunTransactions`]).
-const MAX_BEGUN: usize = MAX_CONNECTIONS as usize / 2;
-
-impl BegunTransactions {
-    fn list(&self) -> std::sync::MutexGuard<'_, Vec<Held>> {
-        // A list of connections stays valid through a panic elsewhere: each change is one call.
-        self.kept
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
-    fn take(&self) -> Option<Held> {
-        self.list().pop()
-    }
-
-    /// Whether another begun transaction may be kept.
-    fn has_room(&self) -> bool {
-        self.list().len() < MAX_BEGUN
-    }
-
-    /// Keeps `connection`, whose transaction is begun; closed if there is no room after all.
-    fn keep(&self, connection: Held) {
-        let mut kept = self.list();
-        if kept.len() < MAX_BEGUN {
-            kept.push(connection);
-        }
-    }
-
-    /// Takes every kept connection (to end their transactions, or to close them after a lost
-    /// connection: dropped, they are closed).
-    fn take_all(&self) -> Vec<Held> {
-        std::mem::take(&mut *self.list())
-    }
 }
 
 /// Document ids this process has reserved and not used yet.
@@ -247,7 +191,6 @@ impl PostgresDedupIndex {
             lock_key: xxh3_64(format!("dedupcrawl-index:{crawl}").as_bytes()) as i64,
             ids: IdReservations::default(),
             pending_counts: std::sync::Mutex::default(),
-            begun: BegunTransactions::default(),
             reconnect: Reconnect::new("dedup index", dedupcrawl_reconnect::DEFAULT_LIMIT),
             runtime,
         })
@@ -344,73 +287,6 @@ impl PostgresDedupIndex {
         })
     }
 
-    /// One try of a call in a transaction: `body` gets a connection whose transaction is
-    /// begun, one the last transaction's COMMIT began ([`BegunTransactions`]) or one from
-    /// [`HeldConnections`] after a `BEGIN`. After a lost connection the kept ones are given up
-    /// (the caller tries again).
-    fn in_transaction<T, F, Fut>(
-        &self,
-        body: F,
-    ) -> Result<Result<T, sqlx::Error>, dedupcrawl_reconnect::CallPanicked>
-    where
-        T: Send + 'static,
-        F: FnOnce(Held) -> Fut + Send + 'static,
-        Fut: Future<Output = Result<T, sqlx::Error>> + Send + 'static,
-    {
-        let begun = self.begun.take();
-        let connections = self.connections.clone();
-        let result = self.runtime.block_on(async move {
-            let connection = match begun {
-                Some(connection) => Ok(connection),
-                None => {
-                    async {
-                        let mut connection = connections.acquire().await?;
-                        connection.begin_transaction().await?;
-                        Ok(connection)
-                    }
-                    .await
-                }
-            };
-            let result = match connection {
-                Ok(connection) => body(connection).await,
-                Err(error) => Err(error),
-            };
-            if let Err(error) = &result
-                && dedupcrawl_reconnect::is_connection_loss(error)
-            {
-                connections.forget_idle();
-            }
-            result
-        })?;
-        if let Err(error) = &result
-            && dedupcrawl_reconnect::is_connection_loss(error)
-        {
-            self.forget_begun();
-        }
-        Ok(result)
-    }
-
-    /// Closes the connections of begun transactions (after a connection loss: they are likely
-    /// lost too).
-    pub(super) fn forget_begun(&self) {
-        drop(self.begun.take_all());
-    }
-
-    /// Ends the transactions begun ahead ([`BegunTransactions`]): their connections go back
-    /// to [`HeldConnections`] (closed if the COMMIT fails: nothing was written in them).
-    fn end_begun_transactions(&self) -> Result<(), IndexError> {
-        let kept = self.begun.take_all();
-        if kept.is_empty() {
-            return Ok(());
-        }
-        self.runtime.block_on(async move {
-            for mut connection in kept {
-                let _ = connection.commit_transaction().await;
-            }
-        })?;
-        Ok(())
-    }
-
     /// Gives back an id a decision did not use.
     fn give_back_id(&self, id: i64) {
         if let Ok(mut free) = self.ids.free.lock() {
@@ -459,7 +335,8 @@ impl PostgresDedupIndex {
     ) -> Result<T, IndexError> {
         let (key, crawl) = (self.lock_key, self.crawl.clone());
         let (tx, read_ahead) = self
-            .in_transaction(move |mut tx| async move {
+            .on_connection(move |mut tx, _| async move {
+                tx.begin_transaction().await?;
                 let mut read_ahead = None;
                 match lock {
                     Lock::Exclusive => {
@@ -508,18 +385,9 @@ impl PostgresDedupIndex {
         let value = value?;
         let tx = storage.take()?;
         let connections = self.connections.clone();
-        let begin_next = self.begun.has_room();
         let committed = self.runtime.block_on(async move {
             let mut tx = tx;
-            let result = if begin_next {
-                // The next transaction begun in the same round trip (see
-                // `BegunTransactions`); the connection stays marked in a transaction.
-                sqlx::Executor::execute(&mut *tx, "COMMIT; BEGIN")
-                    .await
-                    .map(|_| Some(tx))
-            } else {
-                tx.commit_transaction().await.map(|()| None)
-            };
+            let result = tx.commit_transaction().await;
             if let Err(error) = &result
                 && dedupcrawl_reconnect::is_connection_loss(error)
             {
@@ -527,16 +395,8 @@ impl PostgresDedupIndex {
             }
             result
         })?;
-        if let Err(error) = &committed
-            && dedupcrawl_reconnect::is_connection_loss(error)
-        {
-            self.forget_begun();
-        }
         match committed {
-            Ok(begun) => {
-                if let Some(connection) = begun {
-                    self.begun.keep(connection);
-                }
+            Ok(()) => {
                 // Evidence, not the decision: a failure here must not make the retry loop run
                 // a committed decision again (it would find the page as its own duplicate).
                 if let Some((host, blocks)) = storage.pending_counts.take() {
@@ -752,11 +612,9 @@ impl DedupIndex for PostgresDedupIndex {
         })
     }
 
-    /// Every check-and-insert and removal is committed when it returns; the transactions
-    /// begun ahead are ended and the template block counts kept (`PendingBlockCounts`) are
-    /// written.
+    /// Every check-and-insert and removal is committed when it returns; the template block
+    /// counts kept (`PendingBlockCounts`) are written.
     fn flush(&self) -> Result<(), IndexError> {
-        self.end_begun_transactions()?;
         let mut pending = self.lock_pending_counts();
         self.write_pending_counts(&mut pending)
     }

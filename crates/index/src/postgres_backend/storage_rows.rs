@@ -56,7 +56,6 @@ impl PgStorage<'_> {
         {
             // The other kept connections are likely lost too: the retry takes a new one.
             self.index.connections.forget_idle();
-            self.index.forget_begun();
         }
         result.map_err(database(action))
     }
