@@ -9,7 +9,8 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use crate::block_postings::{containment_probes, own_blocks_of};
 use crate::candidates::near_candidates;
 use crate::own_content::{
-    SUBSTANTIAL_BLOCK_TOKENS, block_overlap, part_tokens_in, stored_part_tokens_in,
+    PAIR_SKIPS, SUBSTANTIAL_BLOCK_TOKENS, adjacent_pairs, block_overlap, part_tokens_in,
+    stored_part_tokens_in,
 };
 use crate::record::{
     DocumentId, DocumentLink, MAX_RECORD_BLOCKS, OwnBlock, SAMPLE_BITS, SIGNATURE_BITS,
@@ -66,6 +67,18 @@ fn short_tokens_missing(own_blocks: &[OwnBlock], within: &FxHashSet<u64>) -> u32
 /// The keys of a page's blocks, for lookups.
 fn block_key_set(doc: &DocumentFingerprint) -> FxHashSet<u64> {
     doc.block_fingerprints.iter().copied().collect()
+}
+
+/// The pairs of `doc`'s own blocks side by side or with up to [`PAIR_SKIPS`] − 1 between
+/// ([`adjacent_pairs`]).
+fn own_pair_set(doc: &DocumentFingerprint) -> FxHashSet<u64> {
+    (0..PAIR_SKIPS)
+        .flat_map(|skip| adjacent_pairs(&doc.own_sequence, skip))
+        .collect()
+}
+
+fn own_key_set(doc: &DocumentFingerprint) -> FxHashSet<u64> {
+    doc.own_content.iter().map(|unit| unit.key).collect()
 }
 
 /// Whether `doc` has content of its own that `stored`, a page of the same host, lacks (see
@@ -171,6 +184,19 @@ fn lock_key(kind: u64, value: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^ (z >> 31)
+}
+
+/// A part's share of substantial blocks found in a larger page of its host (the block
+/// overlap), held to its share by all its own tokens ([`part_tokens_in`]) when some of its
+/// neighbours sit apart there: blocks found one by one in a page that lists everything (a
+/// Javadoc package summary's descriptions, each on `class-use/Object.html`, true containment
+/// 0.63) are not a part of it, while a chapter whose blocks sit together in its edition keeps
+/// the block share (its heading and pager, missing there, cost it nothing).
+fn held_to_tokens(by_blocks: f64, by_tokens: Option<crate::own_content::PartTokens>) -> f64 {
+    match by_tokens {
+        Some(tokens) if tokens.apart > 0 => by_blocks.min(tokens.share()),
+        _ => by_blocks,
+    }
 }
 
 /// The larger of a share known so far (if any) and another estimate of it.
@@ -368,6 +394,10 @@ impl DecisionAlgorithm<'_> {
         // Built once a candidate of the host needs them (most pages have none).
         let own_blocks = std::cell::OnceCell::new();
         let doc_blocks = std::cell::OnceCell::new();
+        let doc_pairs: std::cell::OnceCell<FxHashSet<u64>> = std::cell::OnceCell::new();
+        let doc_own = std::cell::OnceCell::new();
+        // Shingles that cross from a block into its neighbours.
+        let crossing = self.config.shingle_size.saturating_sub(1) as u32;
         let mut inside: Option<(DocumentId, f64)> = None;
         let mut around: Vec<(DocumentId, f64)> = Vec::new();
         let mut copy_elsewhere: Option<(DocumentId, f64)> = None;
@@ -437,11 +467,29 @@ impl DecisionAlgorithm<'_> {
                         copy_elsewhere = Some((id, resemblance));
                     }
                 } else if doc.template_known {
+                    // On one host the part's blocks must also sit side by side in the larger
+                    // page (see `held_to_tokens`).
                     if overlap.stored_in_page <= PART_OF_LARGER {
-                        inside_share = larger_share(inside_share, overlap.page_in_stored);
+                        let by_tokens =
+                            part_tokens_in(&doc.own_content, &doc.own_sequence, &stored, crossing);
+                        inside_share = larger_share(
+                            inside_share,
+                            held_to_tokens(overlap.page_in_stored, by_tokens),
+                        );
                     }
                     if overlap.page_in_stored <= PART_OF_LARGER {
-                        around_share = larger_share(around_share, overlap.stored_in_page);
+                        let by_tokens = stored_part_tokens_in(
+                            &stored.own_blocks,
+                            &stored.own_pairs[0],
+                            doc_blocks.get_or_init(|| block_key_set(doc)),
+                            doc_own.get_or_init(|| own_key_set(doc)),
+                            doc_pairs.get_or_init(|| own_pair_set(doc)),
+                            crossing,
+                        );
+                        around_share = larger_share(
+                            around_share,
+                            held_to_tokens(overlap.stored_in_page, by_tokens),
+                        );
                     }
                 }
             }
@@ -449,17 +497,21 @@ impl DecisionAlgorithm<'_> {
             // page with at least twice its blocks: its tokens' share, block by block.
             if same_host && doc.template_known {
                 let (mine, theirs) = (doc.block_fingerprints.len(), stored.blocks.len());
-                // Shingles that cross from a missing block into its neighbours.
-                let crossing = self.config.shingle_size.saturating_sub(1) as u32;
                 if inside_share.is_none() && theirs >= PARTS_LARGER_BY * mine {
-                    inside_share = part_tokens_in(&doc.own_content, &stored, crossing);
+                    inside_share =
+                        part_tokens_in(&doc.own_content, &doc.own_sequence, &stored, crossing)
+                            .map(|tokens| tokens.share());
                 }
                 if around_share.is_none() && mine >= PARTS_LARGER_BY * theirs {
                     around_share = stored_part_tokens_in(
                         &stored.own_blocks,
+                        &stored.own_pairs[0],
                         doc_blocks.get_or_init(|| block_key_set(doc)),
+                        doc_own.get_or_init(|| own_key_set(doc)),
+                        doc_pairs.get_or_init(|| own_pair_set(doc)),
                         crossing,
-                    );
+                    )
+                    .map(|tokens| tokens.share());
                 }
             }
             if let Some(c) = inside_share
@@ -512,6 +564,11 @@ impl DecisionAlgorithm<'_> {
         blocks.truncate(MAX_RECORD_BLOCKS);
         let mut own_blocks = own_blocks_of(&doc.own_content);
         own_blocks.truncate(MAX_RECORD_BLOCKS);
+        let own_pairs: [Vec<u64>; PAIR_SKIPS] = std::array::from_fn(|skip| {
+            let mut pairs = adjacent_pairs(&doc.own_sequence, skip);
+            pairs.truncate(MAX_RECORD_BLOCKS);
+            pairs
+        });
         let record = StoredDocument {
             id,
             name: doc.name.clone(),
@@ -525,6 +582,7 @@ impl DecisionAlgorithm<'_> {
             blocks,
             block_sketches: doc.block_sketches.clone(),
             own_blocks,
+            own_pairs,
         };
         state.append(record)?;
         Ok(id)

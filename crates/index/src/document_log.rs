@@ -333,6 +333,7 @@ mod tests {
             blocks: vec![u64::from(id)],
             block_sketches: Vec::new(),
             own_blocks: Vec::new(),
+            own_pairs: Default::default(),
         }
     }
 

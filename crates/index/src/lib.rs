@@ -56,7 +56,8 @@ mod storage;
 pub use decision::ADDED_TO_COPY_DRIFT;
 pub use overlap::{OverlapEstimate, OverlapOptions, estimate_overlap};
 pub use own_content::{
-    ContentUnit, DISTINCT_CONTENT_TOKENS, SUBSTANTIAL_BLOCK_TOKENS, missing_tokens,
+    ContentUnit, DISTINCT_CONTENT_TOKENS, PartTokens, SUBSTANTIAL_BLOCK_TOKENS, adjacent_pairs,
+    missing_tokens,
 };
 pub use postgres_backend::PostgresDedupIndex;
 pub use postgres_schema::connect_and_migrate;
@@ -295,6 +296,9 @@ pub struct DocumentFingerprint {
     /// duplicate of, nor contained in, a page of its own host that lacks
     /// [`DISTINCT_CONTENT_TOKENS`] or more of their tokens (see [`missing_tokens`]).
     pub own_content: Vec<ContentUnit>,
+    /// Keys of the same blocks in page order, a block the page repeats each time: which own
+    /// blocks sit side by side (see [`adjacent_pairs`]).
+    pub own_sequence: Vec<u64>,
     /// Whether the host's template could be told apart when `own_content` was taken (the
     /// host had enough pages for a block to count as template): until then a host's first
     /// pages share blocks that are template, and their blocks vouch for no containment on
@@ -315,6 +319,7 @@ impl DocumentFingerprint {
             block_fingerprints: Vec::new(),
             block_sketches: Vec::new(),
             own_content: Vec::new(),
+            own_sequence: Vec::new(),
             template_known: false,
         }
     }

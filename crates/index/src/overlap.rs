@@ -176,6 +176,8 @@ fn as_fingerprint(document: StoredDocument) -> DocumentFingerprint {
         small_shingles: document.small_shingles,
         block_fingerprints: document.blocks,
         block_sketches: document.block_sketches,
+        // Which blocks sit side by side is kept as pair keys only: no sequence to give.
+        own_sequence: Vec::new(),
         template_known: false,
     }
 }

@@ -12,6 +12,7 @@
 //! left out, the link tokens weigh them) or a calendar day (a date in the heading) stays a copy.
 
 use dedupcrawl_sketch::{BlockSketch, CopyFinder};
+use rustc_hash::FxHashSet;
 
 use crate::record::StoredDocument;
 
@@ -167,7 +168,9 @@ pub fn block_overlap(units: &[ContentUnit], stored: &StoredDocument) -> Option<B
 /// size less one): its shingles, and those that cross into its neighbours, are not in the
 /// other page either, and the shingles are what the other estimates and the truth count (a
 /// function page whose heading, alias note and declaration are not in the type's page that
-/// documents the same method is 0.66 inside it by shingles, 0.92 by tokens alone).
+/// documents the same method is 0.66 inside it by shingles, 0.92 by tokens alone). Two
+/// neighbours of the part (`sequence`: its own blocks in page order) that the page has but not
+/// side by side cost `crossing` too (see [`pairs_apart`]).
 ///
 /// Why beside [`block_overlap`]: a chapter of one paragraph, a heading and an example (Rust by
 /// Example, an error-index entry) has fewer than [`MIN_COMPARED_BLOCKS`] substantial blocks
@@ -176,9 +179,10 @@ pub fn block_overlap(units: &[ContentUnit], stored: &StoredDocument) -> Option<B
 /// rule), so a page that shares a few blocks with a sibling is not inside it.
 pub fn part_tokens_in(
     units: &[ContentUnit],
+    sequence: &[u64],
     stored: &StoredDocument,
     crossing: u32,
-) -> Option<f64> {
+) -> Option<PartTokens> {
     let total: u32 = units.iter().map(|unit| u32::from(unit.tokens)).sum();
     if total < MIN_COMPARED_TOKENS {
         return None;
@@ -200,28 +204,130 @@ pub fn part_tokens_in(
         })
         .map(|unit| u32::from(unit.tokens) + crossing)
         .sum::<u32>();
-    Some(f64::from(total.saturating_sub(missing)) / f64::from(total))
+    let found: FxHashSet<u64> = by_key.iter().map(|unit| unit.key).collect();
+    let apart = pairs_apart(sequence, &found, &stored.own_blocks, &stored.own_pairs) * crossing;
+    Some(PartTokens {
+        total,
+        missing,
+        apart,
+    })
+}
+
+/// A part's own tokens against a larger page ([`part_tokens_in`], [`stored_part_tokens_in`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PartTokens {
+    /// The part's own tokens.
+    pub total: u32,
+    /// Tokens of its blocks the page lacks, each with the shingles crossing out of it.
+    pub missing: u32,
+    /// Tokens of the shingles crossing between neighbours the page has apart.
+    pub apart: u32,
+}
+
+impl PartTokens {
+    /// Share of the part inside the page.
+    pub fn share(&self) -> f64 {
+        f64::from(self.total.saturating_sub(self.missing + self.apart)) / f64::from(self.total)
+    }
+}
+
+/// How far apart two blocks of a larger page may sit and still count as a part's neighbours:
+/// side by side, or with one or two blocks between them (a block that was template for one of
+/// the two pages and not yet for the other, or a subhead the larger page puts between two
+/// parts' paragraphs).
+pub const PAIR_SKIPS: usize = 3;
+
+/// Keys of the pairs of a page's own blocks (`sequence`, in page order) that sit side by side
+/// (`skip` 0) or with `skip` blocks between them, sorted and distinct.
+pub fn adjacent_pairs(sequence: &[u64], skip: usize) -> Vec<u64> {
+    let mut pairs: Vec<u64> = sequence
+        .windows(skip + 2)
+        .map(|window| pair_key(window[0], window[skip + 1]))
+        .collect();
+    pairs.sort_unstable();
+    pairs.dedup();
+    pairs
+}
+
+fn pair_key(first: u64, second: u64) -> u64 {
+    (first.rotate_left(23) ^ second).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+}
+
+/// Distinct pairs of neighbours in a part (`sequence`, its own blocks in page order), of the
+/// blocks that are `found` in a larger page and its own content there (`theirs`: keys of its
+/// own blocks, sorted), that do not sit side by side there, or with up to [`PAIR_SKIPS`] − 1
+/// blocks between (`their_pairs`: [`StoredDocument::own_pairs`]).
+///
+/// Why: the shingles that cross from one block into the next are the part's too, and a part
+/// whose blocks are all in a page, each somewhere else, is not inside it. A Javadoc package
+/// summary's class names and one-line descriptions are all on `class-use/Object.html`, which
+/// lists every class of the platform (true containment 0.63, by tokens alone 1.0); a Doxygen
+/// per-kind member index (variables starting with f) is the all-members index's entries with
+/// others between them (0.37 by shingles).
+fn pairs_apart(
+    sequence: &[u64],
+    found: &FxHashSet<u64>,
+    theirs: &[crate::record::OwnBlock],
+    their_pairs: &[Vec<u64>; PAIR_SKIPS],
+) -> u32 {
+    let compared: Vec<u64> = sequence
+        .iter()
+        .copied()
+        .filter(|key| {
+            found.contains(key) && theirs.binary_search_by_key(key, |block| block.key).is_ok()
+        })
+        .collect();
+    let mut apart: Vec<u64> = compared
+        .windows(2)
+        .map(|pair| pair_key(pair[0], pair[1]))
+        .filter(|key| {
+            their_pairs
+                .iter()
+                .all(|pairs| pairs.binary_search(key).is_err())
+        })
+        .collect();
+    apart.sort_unstable();
+    apart.dedup();
+    apart.len() as u32
 }
 
 /// Share of a stored short part's own-content tokens (`own_blocks`) whose key is among a
 /// page's block keys (`within`): [`part_tokens_in`] the other way round, for a part indexed
-/// before the page that holds it (a missing block costs `crossing` more here too); `None`
-/// under [`MIN_COMPARED_TOKENS`].
+/// before the page that holds it. A missing block costs `crossing` more here too, and so does
+/// each pair of the part's neighbours (`own_pairs`) that the page does not have side by side or
+/// with up to [`PAIR_SKIPS`] − 1 blocks between (`within_pairs`), beyond the two pairs of each block that is missing
+/// or not the page's own content (`within_own`); `None` under [`MIN_COMPARED_TOKENS`].
 pub fn stored_part_tokens_in(
     own_blocks: &[crate::record::OwnBlock],
-    within: &rustc_hash::FxHashSet<u64>,
+    own_pairs: &[u64],
+    within: &FxHashSet<u64>,
+    within_own: &FxHashSet<u64>,
+    within_pairs: &FxHashSet<u64>,
     crossing: u32,
-) -> Option<f64> {
+) -> Option<PartTokens> {
     let total: u32 = own_blocks.iter().map(|block| u32::from(block.tokens)).sum();
     if total < MIN_COMPARED_TOKENS {
         return None;
     }
-    let missing: u32 = own_blocks
+    let (mut missing, mut unpaired) = (0u32, 0u32);
+    for block in own_blocks {
+        if !within.contains(&block.key) {
+            missing += u32::from(block.tokens) + crossing;
+            unpaired += 1;
+        } else if !within_own.contains(&block.key) {
+            unpaired += 1;
+        }
+    }
+    let broken = own_pairs
         .iter()
-        .filter(|block| !within.contains(&block.key))
-        .map(|block| u32::from(block.tokens) + crossing)
-        .sum();
-    Some(f64::from(total.saturating_sub(missing)) / f64::from(total))
+        .filter(|pair| !within_pairs.contains(pair))
+        .count() as u32;
+    let apart = broken.saturating_sub(2 * unpaired) * crossing;
+    Some(PartTokens {
+        total,
+        missing,
+        apart,
+    })
 }
 
 #[cfg(test)]
@@ -243,7 +349,79 @@ mod tests {
             blocks,
             own_blocks: Vec::new(),
             block_sketches,
+            own_pairs: Default::default(),
         }
+    }
+
+    /// A larger page whose own blocks are `sequence`, in that order.
+    fn larger_page(sequence: &[u64]) -> StoredDocument {
+        let mut page = stored(sequence.to_vec(), Vec::new());
+        page.blocks.sort_unstable();
+        page.blocks.dedup();
+        page.own_blocks = page
+            .blocks
+            .iter()
+            .map(|&key| crate::record::OwnBlock { key, tokens: 4 })
+            .collect();
+        page.own_pairs = std::array::from_fn(|skip| adjacent_pairs(sequence, skip));
+        page
+    }
+
+    /// A part's blocks all found in a larger page count as inside it where they sit side by
+    /// side there (a chapter in its book's one-page edition), not where each is somewhere
+    /// else (a package summary's class descriptions on the page that lists every class).
+    #[test]
+    fn a_part_is_inside_where_its_blocks_sit_side_by_side() {
+        let part: Vec<u64> = (1..=12).collect();
+        let units: Vec<ContentUnit> = part
+            .iter()
+            .map(|&key| ContentUnit {
+                key,
+                tokens: 4,
+                sketch: None,
+            })
+            .collect();
+        // The chapter among others, and with a heading of the edition's own inside it.
+        let mut edition: Vec<u64> = (100..110).collect();
+        edition.extend(1..=6);
+        edition.push(500);
+        edition.extend(7..=12);
+        edition.extend(200..210);
+        let inside = part_tokens_in(&units, &part, &larger_page(&edition), 4)
+            .expect("compared")
+            .share();
+        assert_eq!(inside, 1.0);
+        // Each block of the part three blocks from the next: 11 pairs apart, 4 tokens each.
+        let scattered: Vec<u64> = part
+            .iter()
+            .flat_map(|&key| [key, 1_000 + key, 2_000 + key, 3_000 + key])
+            .collect();
+        let inside = part_tokens_in(&units, &part, &larger_page(&scattered), 4)
+            .expect("compared")
+            .share();
+        assert_eq!(inside, (48.0 - 44.0) / 48.0);
+        // The other way round: the part stored, the larger page checked after it.
+        let stored_part = larger_page(&part);
+        let keys = |sequence: &[u64]| sequence.iter().copied().collect::<FxHashSet<u64>>();
+        let pairs = |sequence: &[u64]| -> FxHashSet<u64> {
+            (0..PAIR_SKIPS)
+                .flat_map(|skip| adjacent_pairs(sequence, skip))
+                .collect()
+        };
+        let around = |sequence: &[u64]| {
+            stored_part_tokens_in(
+                &stored_part.own_blocks,
+                &stored_part.own_pairs[0],
+                &keys(sequence),
+                &keys(sequence),
+                &pairs(sequence),
+                4,
+            )
+            .expect("compared")
+            .share()
+        };
+        assert_eq!(around(&edition), 1.0);
+        assert_eq!(around(&scattered), (48.0 - 44.0) / 48.0);
     }
 
     #[test]
@@ -343,7 +521,10 @@ mod tests {
                 BlockSketch::of(&paragraph(8)),
             ],
         );
-        let inside = part_tokens_in(&units, &class_page, 4).expect("compared");
+        let sequence: Vec<u64> = units.iter().map(|unit| unit.key).collect();
+        let inside = part_tokens_in(&units, &sequence, &class_page, 4)
+            .expect("compared")
+            .share();
         // One entry of six (18 tokens each, 22 with the crossing) is found.
         assert!(
             (inside - (108.0 - 5.0 * 22.0_f64).max(0.0) / 108.0).abs() < 1e-9,

@@ -42,6 +42,11 @@ pub struct StoredDocument {
     /// heading and pager does; an original is posted under them for containment (a part too
     /// short for its shingle sample to find the page that holds it finds it by its blocks).
     pub own_blocks: Vec<OwnBlock>,
+    /// Keys of the pairs of the page's own-content blocks ([`crate::adjacent_pairs`]) that
+    /// sit side by side, that have one block between them and that have two: a part found
+    /// block by block in a larger page is inside it only where its blocks also sit side by
+    /// side there.
+    pub own_pairs: [Vec<u64>; crate::own_content::PAIR_SKIPS],
 }
 
 /// Block keys (and own blocks) a record keeps at most: the smallest keys, so two pages
@@ -72,12 +77,13 @@ pub struct DocumentLink {
     pub similarity: f64,
 }
 
+/// Version 10: the keys of a page's adjacent own-content blocks are kept.
 /// Version 9: a page's own-content blocks are kept whole (version 8 kept the short ones).
 /// Version 8: a page's short own-content blocks are kept with their token counts, and the
 /// MOD_m sample's length takes 32 bits (a page of 4 million shingles wrapped 16 and left a
 /// record no reader could parse: the index did not open again). Version 7:
 /// block keys are hashes of normalized tokens, kept for members too.
-const RECORD_VERSION: u8 = 9;
+const RECORD_VERSION: u8 = 10;
 /// Bits kept per signature value.
 pub const SIGNATURE_BITS: u32 = 16;
 /// Bits kept per MOD_m sample value.
@@ -157,6 +163,12 @@ impl StoredDocument {
         for block in &self.own_blocks {
             out.extend_from_slice(&block.key.to_le_bytes());
             out.extend_from_slice(&block.tokens.to_le_bytes());
+        }
+        for pairs in &self.own_pairs {
+            out.extend_from_slice(&(pairs.len() as u32).to_le_bytes());
+            for pair in pairs {
+                out.extend_from_slice(&pair.to_le_bytes());
+            }
         }
         out
     }
@@ -263,6 +275,15 @@ impl StoredDocument {
                 tokens: u16::from_le_bytes([b[8], b[9]]),
             })
             .collect();
+        let mut own_pairs: [Vec<u64>; crate::own_content::PAIR_SKIPS] = Default::default();
+        for pairs in &mut own_pairs {
+            let count = reader.u32().ok_or_else(|| corrupt("own pair count"))? as usize;
+            *pairs = reader
+                .items(count, 8)
+                .ok_or_else(|| corrupt("own pairs"))?
+                .map(le_u64)
+                .collect();
+        }
         Ok(StoredDocument {
             id,
             name,
@@ -276,6 +297,7 @@ impl StoredDocument {
             blocks,
             block_sketches,
             own_blocks,
+            own_pairs,
         })
     }
 }
@@ -349,6 +371,7 @@ mod tests {
             blocks: vec![3, 1 << 40],
             block_sketches: vec![BlockSketch([1, 2, 3, 4, 5, 6, 7, 8])],
             own_blocks: vec![OwnBlock { key: 7, tokens: 3 }],
+            own_pairs: [vec![11, 12], vec![13], vec![]],
         };
         let bytes = doc.encode();
         assert_eq!(StoredDocument::decode(9, &bytes).unwrap(), doc);

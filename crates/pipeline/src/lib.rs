@@ -354,6 +354,7 @@ impl DedupStage {
         candidates.truncate(dedupcrawl_index::MAX_RECORD_BLOCKS);
         let mut block_sketches = Vec::new();
         let mut own_content = Vec::new();
+        let mut own_sequence = Vec::new();
         let mut template_keys = Vec::new();
         let mut template_known = false;
         let (view, token_hashes, stable_tokens) = match self.settings.view {
@@ -380,9 +381,12 @@ impl DedupStage {
                 // link tokens weigh those), each with a sketch when substantial; a block the
                 // page repeats (a note under every method) counts once.
                 let mut own_keys = FxHashSet::default();
+                let is_own = |b: &&ContentBlock| !b.links && !template.contains(&b.key);
+                own_sequence = blocks.iter().filter(is_own).map(|b| b.key).collect();
                 for block in blocks
                     .iter()
-                    .filter(|b| !b.links && !template.contains(&b.key) && own_keys.insert(b.key))
+                    .filter(is_own)
+                    .filter(|b| own_keys.insert(b.key))
                 {
                     let tokens = &content_tokens[block.range.clone()];
                     let sketch = (tokens.len() >= usize::from(SUBSTANTIAL_BLOCK_TOKENS))
@@ -446,6 +450,7 @@ impl DedupStage {
         fingerprint.block_fingerprints = candidates;
         fingerprint.block_sketches = block_sketches;
         fingerprint.own_content = own_content;
+        fingerprint.own_sequence = own_sequence;
         fingerprint.template_known = template_known;
         // Text-based checks need at least one whole shingle: a one-word page ("Redirecting…")
         // says nothing about which page it is. Such pages are only exact payload duplicates.

@@ -494,6 +494,7 @@ fn page_of_short_and_long_blocks(
                 sketch,
             })
             .collect(),
+        own_sequence: keys,
         template_known: true,
         ..document(name, &stream)
     }
@@ -698,6 +699,30 @@ pub fn short_parts_and_their_one_page_edition_find_each_other_by_blocks(
         index.check_and_insert(&later_sibling).unwrap().is_new(),
         "a page sharing only an example is not inside the edition"
     );
+    // A digest of 16 more chapters (all their headings, then all their paragraphs, then all
+    // their examples: a page that lists everything, like Javadoc's `class-use/Object.html`)
+    // has every block of each, none beside its neighbours: a chapter is not inside it.
+    let more: Vec<Vec<Vec<u64>>> = (0..16u64)
+        .map(|c| {
+            vec![
+                tokens(40_000 + c * 10, 4),
+                tokens(40_001 + c * 10, 16),
+                tokens(40_002 + c * 10, 20),
+            ]
+        })
+        .collect();
+    let digest: Vec<Vec<u64>> = (0..3)
+        .flat_map(|block| more.iter().map(move |chapter| chapter[block].clone()))
+        .collect();
+    let digest_page = page_of_short_and_long_blocks("rbe/digest", host, &digest);
+    assert!(index.check_and_insert(&digest_page).unwrap().is_new());
+    for (c, blocks) in more.iter().enumerate() {
+        let page = page_of_short_and_long_blocks(&format!("rbe/more{c:02}"), host, blocks);
+        assert!(
+            index.check_and_insert(&page).unwrap().is_new(),
+            "chapter {c} is not inside a page that has its blocks apart"
+        );
+    }
 }
 
 /// A hostile page of a million distinct one-word paragraphs (10 MB of `<p>w1</p>`) is indexed
