@@ -446,6 +446,18 @@ impl DecisionAlgorithm<'_> {
             // about one size on a host are the shingles' to tell apart: there the links are
             // part of what a page is, and rustdoc's poison and nonpoison lock guards share
             // every own block and differ in their link lists.
+            // The stored page as a part of this one, by its own tokens (see
+            // `stored_part_tokens_in`).
+            let stored_part_tokens = || {
+                stored_part_tokens_in(
+                    &stored.own_blocks,
+                    &stored.own_pairs[0],
+                    doc_blocks.get_or_init(|| block_key_set(doc)),
+                    doc_own.get_or_init(|| own_key_set(doc)),
+                    doc_pairs.get_or_init(|| own_pair_set(doc)),
+                    crossing,
+                )
+            };
             let overlap = block_overlap(&doc.own_content, &stored);
             if let Some(overlap) = overlap {
                 if !same_host {
@@ -478,14 +490,7 @@ impl DecisionAlgorithm<'_> {
                         );
                     }
                     if overlap.page_in_stored <= PART_OF_LARGER {
-                        let by_tokens = stored_part_tokens_in(
-                            &stored.own_blocks,
-                            &stored.own_pairs[0],
-                            doc_blocks.get_or_init(|| block_key_set(doc)),
-                            doc_own.get_or_init(|| own_key_set(doc)),
-                            doc_pairs.get_or_init(|| own_pair_set(doc)),
-                            crossing,
-                        );
+                        let by_tokens = stored_part_tokens();
                         around_share = larger_share(
                             around_share,
                             held_to_tokens(overlap.stored_in_page, by_tokens),
@@ -503,15 +508,7 @@ impl DecisionAlgorithm<'_> {
                             .map(|tokens| tokens.share());
                 }
                 if around_share.is_none() && mine >= PARTS_LARGER_BY * theirs {
-                    around_share = stored_part_tokens_in(
-                        &stored.own_blocks,
-                        &stored.own_pairs[0],
-                        doc_blocks.get_or_init(|| block_key_set(doc)),
-                        doc_own.get_or_init(|| own_key_set(doc)),
-                        doc_pairs.get_or_init(|| own_pair_set(doc)),
-                        crossing,
-                    )
-                    .map(|tokens| tokens.share());
+                    around_share = stored_part_tokens().map(|tokens| tokens.share());
                 }
             }
             if let Some(c) = inside_share
