@@ -304,6 +304,10 @@ pub struct DocumentFingerprint {
     /// pages share blocks that are template, and their blocks vouch for no containment on
     /// the host.
     pub template_known: bool,
+    /// Key of the page's first own heading (its title, as most pages put it first): a page
+    /// whose title a page of its host of about its size lacks is another page, however alike
+    /// the rest (see `has_own_content` in the decision).
+    pub name_block: Option<u64>,
 }
 
 impl DocumentFingerprint {
@@ -321,6 +325,7 @@ impl DocumentFingerprint {
             own_content: Vec::new(),
             own_sequence: Vec::new(),
             template_known: false,
+            name_block: None,
         }
     }
 

@@ -179,6 +179,8 @@ fn as_fingerprint(document: StoredDocument) -> DocumentFingerprint {
         // Which blocks sit side by side is kept as pair keys only: no sequence to give.
         own_sequence: Vec::new(),
         template_known: false,
+        // A record keeps no title.
+        name_block: None,
     }
 }
 

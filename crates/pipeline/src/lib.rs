@@ -342,6 +342,7 @@ impl DedupStage {
                     key: content_block_key(&content_tokens[range.clone()]),
                     range,
                     links: block.link_density() > LINK_LIST_DENSITY,
+                    heading: block.kind == dedupcrawl_textprep::BlockKind::Heading,
                     preview: trace_view.then(|| block.text.chars().take(70).collect()),
                 });
             }
@@ -357,6 +358,7 @@ impl DedupStage {
         let mut own_sequence = Vec::new();
         let mut template_keys = Vec::new();
         let mut template_known = false;
+        let mut name_block = None;
         let (view, token_hashes, stable_tokens) = match self.settings.view {
             View::FullPage => {
                 let tokens = full_tokens();
@@ -383,6 +385,11 @@ impl DedupStage {
                 let mut own_keys = FxHashSet::default();
                 let is_own = |b: &&ContentBlock| !b.links && !template.contains(&b.key);
                 own_sequence = blocks.iter().filter(is_own).map(|b| b.key).collect();
+                name_block = blocks
+                    .iter()
+                    .filter(is_own)
+                    .find(|b| b.heading)
+                    .map(|b| b.key);
                 for block in blocks
                     .iter()
                     .filter(is_own)
@@ -452,6 +459,7 @@ impl DedupStage {
         fingerprint.own_content = own_content;
         fingerprint.own_sequence = own_sequence;
         fingerprint.template_known = template_known;
+        fingerprint.name_block = name_block;
         // Text-based checks need at least one whole shingle: a one-word page ("Redirecting…")
         // says nothing about which page it is. Such pages are only exact payload duplicates.
         // The normalized-text digest is taken over the page's own content (not minus the
@@ -606,6 +614,7 @@ struct ContentBlock {
     key: u64,
     range: std::ops::Range<usize>,
     links: bool,
+    heading: bool,
     /// The block's first characters, kept only while the view is traced.
     preview: Option<String>,
 }

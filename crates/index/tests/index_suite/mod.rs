@@ -30,7 +30,7 @@ pub trait Backend {
 #[macro_export]
 macro_rules! dedup_index_suite {
     ($new_backend:expr) => {
-        $crate::dedup_index_suite!(@cases $new_backend; decisions_exact_near_contained_and_new, lookup_does_not_insert_and_remove_forgets, concurrent_near_duplicates_never_both_come_back_new, reopened_index_remembers_and_rebuilds_buckets, near_duplicates_link_to_the_closest_page_and_stay_in_its_cluster, a_page_only_like_a_duplicate_and_not_like_any_original_is_new, small_documents_are_verified_by_exact_resemblance, a_copy_on_another_host_that_adds_a_note_is_a_near_duplicate, a_long_page_and_its_many_parts_find_each_other, a_sibling_with_the_same_shared_docs_is_not_listed_inside, short_parts_and_their_one_page_edition_find_each_other_by_blocks, a_huge_page_is_indexed_and_the_index_opens_again);
+        $crate::dedup_index_suite!(@cases $new_backend; decisions_exact_near_contained_and_new, lookup_does_not_insert_and_remove_forgets, concurrent_near_duplicates_never_both_come_back_new, reopened_index_remembers_and_rebuilds_buckets, near_duplicates_link_to_the_closest_page_and_stay_in_its_cluster, a_page_only_like_a_duplicate_and_not_like_any_original_is_new, small_documents_are_verified_by_exact_resemblance, a_copy_on_another_host_that_adds_a_note_is_a_near_duplicate, a_long_page_and_its_many_parts_find_each_other, a_sibling_with_the_same_shared_docs_is_not_listed_inside, short_parts_and_their_one_page_edition_find_each_other_by_blocks, siblings_on_one_template_that_differ_in_their_titles_are_both_kept, a_huge_page_is_indexed_and_the_index_opens_again);
     };
     (@cases $new_backend:expr; $($case:ident),*) => {
         $(
@@ -625,6 +625,68 @@ pub fn a_sibling_with_the_same_shared_docs_is_not_listed_inside(
             assert!(names.contains(&"book/part"), "{names:?}");
         }
         other => panic!("the larger page: {other:?}"),
+    }
+}
+
+/// Two API pages of one generator that share an inherited-method list of about 200 tokens and
+/// differ only in their titles, source files and constructors (6 tokens, under the
+/// own-content check's 12; Crystal's exception classes): each is archived. A copy of the first
+/// with a line of noise is still its near duplicate, and without their titles the two pages
+/// would be one (the case fails without the title rule).
+pub fn siblings_on_one_template_that_differ_in_their_titles_are_both_kept(
+    new_backend: fn() -> Box<dyn Backend>,
+) {
+    let backend = new_backend();
+    let index = backend.open();
+    let inherited: Vec<Vec<u64>> = (0..6).map(|k| tokens(9_000 + k, 32)).collect();
+    let class_page = |name: &str, seed: u64, titled: bool| {
+        // Title, source file and constructor, 2 tokens each: 6 tokens of its own, before and
+        // after the inherited lists.
+        let mut blocks = vec![tokens(seed, 2), tokens(seed + 1, 2)];
+        blocks.extend(inherited.iter().cloned());
+        blocks.push(tokens(seed + 2, 2));
+        let mut page = page_of_short_and_long_blocks(name, "api.example", &blocks);
+        if titled {
+            page.name_block = Some(page.own_sequence[0]);
+        }
+        page
+    };
+    let first = class_page("api/ArgumentError", 9_100, true);
+    assert!(index.check_and_insert(&first).unwrap().is_new());
+    let sibling = class_page("api/Channel/ClosedError", 9_200, true);
+    match index.check_and_insert(&sibling).unwrap() {
+        DedupDecision::New { .. } => {}
+        other => panic!("a sibling with its own title: {other:?}"),
+    }
+    let untitled = class_page("api/Iterator/Stop", 9_300, false);
+    assert!(
+        !index.check_and_insert(&untitled).unwrap().is_new(),
+        "without a title the sibling is taken for a copy: the case tests the title"
+    );
+    let mut noisy_blocks = vec![tokens(9_100, 2), tokens(9_101, 2)];
+    noisy_blocks.extend(inherited.iter().cloned());
+    noisy_blocks.push(tokens(9_102, 2));
+    noisy_blocks.push(tokens(9_150, 3));
+    let mut copy =
+        page_of_short_and_long_blocks("api/ArgumentError?ref=1", "api.example", &noisy_blocks);
+    copy.name_block = Some(copy.own_sequence[0]);
+    match index.check_and_insert(&copy).unwrap() {
+        DedupDecision::NearDuplicate { of, .. } | DedupDecision::Contained { within: of, .. } => {
+            assert_eq!(of.name, "api/ArgumentError")
+        }
+        other => panic!("a copy keeps its title: {other:?}"),
+    }
+    // An edition's untranslated page: a translated title, the same file name.
+    let mut translated_blocks = noisy_blocks[..noisy_blocks.len() - 1].to_vec();
+    translated_blocks[0] = tokens(9_400, 2);
+    let mut translated =
+        page_of_short_and_long_blocks("es/ArgumentError", "api.example", &translated_blocks);
+    translated.name_block = Some(translated.own_sequence[0]);
+    match index.check_and_insert(&translated).unwrap() {
+        DedupDecision::NearDuplicate { of, .. } | DedupDecision::Contained { within: of, .. } => {
+            assert_eq!(of.name, "api/ArgumentError")
+        }
+        other => panic!("an untranslated copy under a translated title: {other:?}"),
     }
 }
 

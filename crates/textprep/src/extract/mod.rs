@@ -46,6 +46,9 @@ struct OpenElement {
     /// [`TextBlock::shape`] of a block directly inside this element.
     shape: u64,
     chrome: bool,
+    /// Chrome by its id or class alone (not by its element or role): see
+    /// [`SinkState::open_main_landmark`].
+    chrome_by_name: bool,
     skipped: bool,
     link: bool,
     /// This element's number in [`ExtractedPage::element_parents`].
@@ -244,6 +247,7 @@ impl SinkState {
                 path: 0,
                 shape: 0,
                 chrome: false,
+                chrome_by_name: false,
                 skipped: true,
                 link: false,
                 serial,
@@ -276,16 +280,24 @@ impl SinkState {
         // class="sidebar-visible">` (mdBook) or `<main class="has-sidebar">` say how the page is
         // laid out, not that everything in it is a sidebar.
         let container = matches!(name, "html" | "body" | "main" | "article");
-        let chrome = (is_chrome_element(name) && !sectioned)
-            || (!container
-                && (id.as_deref().is_some_and(attribute_names_chrome)
-                    || class.as_deref().is_some_and(attribute_names_chrome)))
-            || attr("role").is_some_and(|v| {
+        let role = attr("role");
+        let chrome_by_element = (is_chrome_element(name) && !sectioned)
+            || role.as_deref().is_some_and(|v| {
                 matches!(
-                    v.as_str(),
+                    v,
                     "navigation" | "banner" | "contentinfo" | "menu" | "dialog" | "alertdialog"
                 )
             });
+        let main_landmark = name == "main" || role.as_deref() == Some("main");
+        let chrome_by_name = !chrome_by_element
+            && !container
+            && !main_landmark
+            && (id.as_deref().is_some_and(attribute_names_chrome)
+                || class.as_deref().is_some_and(attribute_names_chrome));
+        let chrome = chrome_by_element || chrome_by_name;
+        if main_landmark {
+            self.open_main_landmark();
+        }
         let skipped = is_skipped_subtree(name);
         // Text of a link. A heading that links to itself (`<h2><a href="#comments">`, as
         // mdBook writes every heading) is a heading, not navigation; other links to a spot of
@@ -309,6 +321,7 @@ impl SinkState {
             path,
             shape: element_path(parent_shape, name, None, None),
             chrome,
+            chrome_by_name,
             skipped,
             link,
             serial,
@@ -358,6 +371,24 @@ impl SinkState {
             self.flush_block();
         }
         self.close_open(name);
+    }
+
+    /// The page's main landmark (`<main>`, `role="main"`) opens: the elements around it are
+    /// not chrome by their names. Why: a layout wrapper may be named after the sidebar it
+    /// sits beside. The Read the Docs theme (Sphinx's most used) puts every page in
+    /// `<div class="wy-grid-for-nav">` and its text in `<div class="wy-nav-content">`, so all
+    /// of GHC's user's guide was page chrome: the per-page rules kept nothing and a host's
+    /// model fell back to dropping it (2026-11-28). Elements that are chrome by what they are
+    /// (`<nav>`, `<aside>`, `role="navigation"`) stay so.
+    fn open_main_landmark(&mut self) {
+        for element in self
+            .open
+            .iter_mut()
+            .filter(|e| e.chrome_by_name && e.chrome)
+        {
+            element.chrome = false;
+            self.chrome_depth -= 1;
+        }
     }
 
     /// Pops to the innermost open element called `name`; an end tag with no open match is

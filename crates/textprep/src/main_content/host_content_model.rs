@@ -111,6 +111,12 @@ pub struct HostContentModel {
 /// `1 - CLEAR_SHARE`, boilerplate; in between the path is mixed and the model has no answer.
 const CLEAR_SHARE: f64 = 0.8;
 
+/// Share of a page's text at paths a host's model has never seen from which the page is of
+/// another template than the host's first pages (see [`HostContentModel::view`]): most of it.
+/// A page of the host's own template with a few new paths (a section only some pages have)
+/// fills them from their shapes.
+const NEW_TEMPLATE_SHARE: f64 = 0.5;
+
 /// Agreement (F1 over the characters kept) at which the model's mask predicts the extractor's
 /// verdict on a cold-start page: the agreement issue 17 asks of the model after the cold start.
 const PREDICTED_F1: f64 = 0.97;
@@ -263,11 +269,29 @@ impl HostContentModel {
     /// votes go on moving as the model learns; a verdict that followed them would give two
     /// copies of a page fetched an hour apart different text (a path drifting into or out of
     /// the mixed band), and the dedup would see them differ.
+    ///
+    /// A page with more than [`NEW_TEMPLATE_SHARE`] of its text at paths the model has neither
+    /// votes nor a settled verdict for is of a template the host's first pages did not show:
+    /// its unknown paths take `fallback`, not their shape. Why: a shape is element names
+    /// alone, and one generator's shapes match another's. GHC's documentation serves Haddock
+    /// API pages and a Sphinx user's guide under one host; the guide came after the extractor
+    /// budget was spent on the API pages, and the shapes learnt there dropped every guide
+    /// page's text and kept its sidebar's table of contents, so 28 distinct chapters were
+    /// "exact duplicates" of each other (2026-11-28).
     pub fn view(
         &mut self,
         page: &ExtractedPage,
         fallback: &dyn Fn(&TextBlock) -> bool,
     ) -> Vec<bool> {
+        let (mut unknown_chars, mut total_chars) = (0u64, 0u64);
+        for block in &page.blocks {
+            let [path, _] = model_keys(block);
+            total_chars += u64::from(block.chars);
+            if !self.settled.contains_key(&path) && self.path_votes(path) == PathKnown::Unknown {
+                unknown_chars += u64::from(block.chars);
+            }
+        }
+        let departs = unknown_chars as f64 > NEW_TEMPLATE_SHARE * total_chars as f64;
         page.blocks
             .iter()
             .map(|block| {
@@ -277,6 +301,7 @@ impl HostContentModel {
                     None => {
                         let settled = match self.path_votes(path) {
                             PathKnown::Clear(verdict) => SettledPath::Clear(verdict),
+                            PathKnown::Unknown if departs => SettledPath::Clear(fallback(block)),
                             known => {
                                 let rest = self
                                     .path_votes(shape)
