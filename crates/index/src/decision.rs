@@ -90,17 +90,17 @@ fn own_key_set(doc: &DocumentFingerprint) -> FxHashSet<u64> {
 /// A page's name counts as such content whatever its length, where the stored page is of
 /// about its size (not a larger page that may hold it as a part under another heading): its
 /// title (the first heading among its own blocks) when the stored page has no block of its
-/// key, and the last part of its URL path when it differs from the stored page's and has a
-/// letter (see [`names_another_thing`]). Why: a page
+/// key, at a URL that names another thing (see [`names_another_thing`]). Why: a page
 /// on a heavy template may differ from a sibling in little more than its name. Crystal's API
 /// pages of two exception classes share some 200 tokens of inherited-method lists and differ
 /// in their names, source files and constructors (about 10 tokens); until that sub-template
-/// is counted (it never is, once its pages are merged) 26 of them were near duplicates or
-/// `contained` of the first, and not archived (2026-11-28). A copy keeps its title (a
-/// timestamp or a counter in it is no token) or its file name: Rust by Example's Spanish
-/// edition serves untranslated chapters under a translated heading at `es/` and the same
-/// file name, and they are copies (by the title alone, 27 of them were archived twice and
-/// recall at J ≥ 0.9 on the 13 unseen books fell from 193 to 114 of 197 pairs).
+/// is counted (it never is, once its pages are merged) 41 of Crystal's 643 pages, most of
+/// them exception classes, were near duplicates or `contained`, and not archived
+/// (2026-11-28). A copy keeps its title (a timestamp or a counter in it is no token) or the
+/// name its path gives it: Rust by Example's Spanish edition serves untranslated chapters
+/// under a translated heading at `es/` and the same file name, and they are copies (by the
+/// title alone, 27 of them were archived twice and recall at J ≥ 0.9 on the 13 unseen books
+/// fell from 193 to 114 of 197 pairs).
 fn has_own_content(doc: &DocumentFingerprint, stored: &StoredDocument) -> bool {
     doc.host == stored.host
         && (lacks_the_title(doc, stored)
@@ -108,8 +108,8 @@ fn has_own_content(doc: &DocumentFingerprint, stored: &StoredDocument) -> bool {
                 >= crate::own_content::DISTINCT_CONTENT_TOKENS)
 }
 
-/// Whether `stored`, a page of about `doc`'s size with another file name, has no block with
-/// the key of `doc`'s title ([`DocumentFingerprint::name_block`]).
+/// Whether `stored`, a page of about `doc`'s size at a path that names another thing, has no
+/// block with the key of `doc`'s title ([`DocumentFingerprint::name_block`]).
 fn lacks_the_title(doc: &DocumentFingerprint, stored: &StoredDocument) -> bool {
     // A quarter more blocks may be a whole of two parts, whose titles are its subheads or
     // not in it at all ("Part 2 of 2"): a sibling of one template has about as many.
@@ -118,29 +118,62 @@ fn lacks_the_title(doc: &DocumentFingerprint, stored: &StoredDocument) -> bool {
         && doc
             .name_block
             .is_some_and(|title| stored.blocks.binary_search(&title).is_err())
-        && names_another_thing(file_name(&doc.name), file_name(&stored.name))
+        && names_another_thing(&doc.name, &stored.name)
 }
 
-/// Whether a page's file name differs from another's and names something: a name without a
-/// letter (`2026-03-12`, a page number) is a date or a counter, as a number is no token. Why:
-/// an endless calendar's day pages are named by their dates and titled by them ("What's on:
-/// Tuesday 12 March"); were they distinct by their names, every day would be archived and its
-/// "next day" link followed (the unseen-site fixtures' calendar trap).
+/// Whether two URLs (or file paths) name different things: past what both start with, read
+/// from their ends, a part of the path (its extension and a last `index.*` left out) that
+/// differs, has a letter and is no language tag. A part only one of them has (`es/`, `amp/`,
+/// `print/` before the same name) and the query do not count, nor does a part without a letter (a date, a page number), as a number is no
+/// token. Why: Rust by Example's Spanish edition serves untranslated chapters under a
+/// translated heading at `es/` with the chapter's file name, and they are copies; an endless
+/// calendar's day pages are named by their dates and titled by them ("What's on: Tuesday 12
+/// March"), and were they distinct by their names every day would be archived and its "next
+/// day" link followed (the unseen-site fixtures' calendar trap); Crystal's
+/// `Compress/Gzip/Error` and `Compress/Deflate/Error` are two classes.
 fn names_another_thing(mine: &str, theirs: &str) -> bool {
-    mine != theirs && mine.chars().any(char::is_alphabetic)
+    let (mine, theirs) = (path_parts(mine), path_parts(theirs));
+    // What both paths start with is no part of either name (`book/es/x` beside `book/x`).
+    let common = mine.iter().zip(&theirs).take_while(|(a, b)| a == b).count();
+    mine[common..]
+        .iter()
+        .rev()
+        .zip(theirs[common..].iter().rev())
+        .any(|(a, b)| a != b && a.chars().any(char::is_alphabetic) && !is_language_tag(a))
 }
 
-/// The last part of a URL's (or a file's) path that names the page, without its extension:
-/// `a/b/attribute.html` and `https://h/es/attribute.html?x=1` give `attribute`, `guide/` and
-/// `guide/index.html` give `guide`.
-fn file_name(name: &str) -> &str {
-    let path = name.split(['?', '#']).next().unwrap_or(name);
-    let mut parts = path.rsplit('/').filter(|part| !part.is_empty());
-    let mut last = parts.next().unwrap_or("");
-    if last.split('.').next() == Some("index") {
-        last = parts.next().unwrap_or(last);
+/// Whether a part of a path looks like a language tag (`es`, `ja`, `pt-BR`, `zh_cn`): the
+/// edition of a page, not its name (Rust by Example's `ja/` and `es/` serve the same
+/// untranslated chapters under their own translated headings).
+fn is_language_tag(part: &str) -> bool {
+    let (language, region) = part.split_once(['-', '_']).unwrap_or((part, ""));
+    (2..=3).contains(&language.len())
+        && language.bytes().all(|b| b.is_ascii_lowercase())
+        && (region.is_empty()
+            || ((2..=4).contains(&region.len())
+                && region.bytes().all(|b| b.is_ascii_alphanumeric())))
+}
+
+/// The parts of a URL's (or a file's) path, without the scheme and host, the query, the last
+/// part's extension and a last `index.*`: `https://h.example/guide/index.html?x=1` gives
+/// `["guide"]`, `a/b/attribute.html` gives `["a", "b", "attribute"]`.
+fn path_parts(name: &str) -> Vec<&str> {
+    let name = name.split(['?', '#']).next().unwrap_or(name);
+    let path = match name.split_once("://") {
+        Some((_, rest)) => rest.split_once('/').map_or("", |(_, path)| path),
+        None => name,
+    };
+    let mut parts: Vec<&str> = path.split('/').filter(|part| !part.is_empty()).collect();
+    if parts
+        .last()
+        .is_some_and(|last| last.split('.').next() == Some("index"))
+    {
+        parts.pop();
     }
-    last.split('.').next().unwrap_or(last)
+    if let Some(last) = parts.last_mut() {
+        *last = last.split('.').next().unwrap_or(last);
+    }
+    parts
 }
 
 /// A page's substantial own blocks, for asking whether another page's blocks all have a
@@ -748,22 +781,47 @@ impl DecisionAlgorithm<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::{file_name, names_another_thing};
+    use super::{names_another_thing, path_parts};
 
     #[test]
-    fn a_file_name_is_the_last_named_part_of_the_path() {
-        assert_eq!(file_name("a/b/attribute.html"), "attribute");
-        assert_eq!(file_name("https://h.example/es/attribute.html?x=1#top"), "attribute");
-        assert_eq!(file_name("https://h.example/guide/"), "guide");
-        assert_eq!(file_name("https://h.example/guide/index.html"), "guide");
-        assert_eq!(file_name("https://h.example/events/2026-03-12"), "2026-03-12");
+    fn a_path_is_read_without_host_query_extension_and_index() {
+        assert_eq!(path_parts("a/b/attribute.html"), ["a", "b", "attribute"]);
+        assert_eq!(
+            path_parts("https://h.example/es/attribute.html?x=1#top"),
+            ["es", "attribute"]
+        );
+        assert_eq!(path_parts("https://h.example/guide/"), ["guide"]);
+        assert_eq!(path_parts("https://h.example/guide/index.html"), ["guide"]);
+        assert!(path_parts("https://h.example").is_empty());
     }
 
     #[test]
-    fn a_date_or_a_page_number_names_no_thing() {
-        assert!(names_another_thing("ClosedError", "ArgumentError"));
-        assert!(!names_another_thing("attribute", "attribute"));
-        assert!(!names_another_thing("2026-03-13", "2026-03-12"));
-        assert!(!names_another_thing("3", "2"));
+    fn a_prefix_a_date_or_a_page_number_names_no_other_thing() {
+        assert!(names_another_thing(
+            "api/Channel/ClosedError.html",
+            "api/ArgumentError.html"
+        ));
+        assert!(names_another_thing(
+            "Compress/Gzip/Error.html",
+            "Compress/Deflate/Error.html"
+        ));
+        assert!(!names_another_thing("es/attribute.html", "attribute.html"));
+        assert!(!names_another_thing(
+            "/docs/rust-by-example/es/attribute.html",
+            "/docs/rust-by-example/attribute.html"
+        ));
+        assert!(!names_another_thing(
+            "https://h.example/amp/x",
+            "https://h.example/x?ref=1"
+        ));
+        assert!(!names_another_thing(
+            "book/ja/trait/x.html",
+            "book/es/trait/x.html"
+        ));
+        assert!(!names_another_thing(
+            "/events/2026-03-13",
+            "/events/2026-03-12"
+        ));
+        assert!(!names_another_thing("/blog/page/3", "/blog/page/2"));
     }
 }
