@@ -7,6 +7,9 @@ use crate::{IndexConfig, IndexError};
 
 /// Version 11: a warm host's model judges a block by the extractor's verdicts on its text in
 /// the host's cold start before its place (the compared text of rustdoc's pages changed).
+/// Version 18: the elements around a page's main landmark are not page chrome by their names,
+/// and a page of a template its host's model never saw takes the chrome rule (the compared
+/// text of pages in such wrappers, the Read the Docs theme's, changed).
 /// Version 17: a record keeps which of its own blocks sit side by side, and a part found block
 /// by block in a larger page of its host pays for the neighbours it does not have there.
 /// Version 16: a long page that mixes languages stems each block in its own (the compared
@@ -27,7 +30,7 @@ use crate::{IndexConfig, IndexError};
 /// the document log (version 7 rebuilt them in RAM at open). Version 7: block keys are hashes of
 /// a block's normalized tokens, stored for cluster members too. Every backend stores it and
 /// refuses another one.
-pub(crate) const FORMAT_VERSION: &str = "dedupcrawl-index/17";
+pub(crate) const FORMAT_VERSION: &str = "dedupcrawl-index/18";
 
 /// The settings signatures depend on, as stored with an index: reopening with other ones is
 /// [`IndexError::ParameterMismatch`].
