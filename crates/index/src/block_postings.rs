@@ -1,7 +1,7 @@
 //! Containment postings under a page's own blocks, beside its sampled shingles.
 //!
 //! A page is posted (and probes) under the most divisible values of its MOD_m sample
-//! ([`crate::decision::posted_samples`]): a part of a one-page edition shares about one value
+//! ([`crate::sample_postings::posted_samples`]): a part of a one-page edition shares about one value
 //! in 64 of its shingles with the edition, so a part under about 128 shingles (a Rust by
 //! Example chapter of one paragraph and one example, an error-index entry) shares none, and
 //! neither finds the other. Its blocks are whole in the edition, though: a short or a long
@@ -13,8 +13,8 @@
 
 use dedupcrawl_sketch::ModSample;
 
-use crate::decision::{containment_candidates, posted_samples};
 use crate::record::{OwnBlock, StoredDocument};
+use crate::sample_postings::{containment_candidates, posted_samples};
 use crate::{ContentUnit, DocumentFingerprint};
 
 /// Blocks of fewer normalized tokens are not posted: a one- or two-word heading ("Examples",

@@ -12,6 +12,7 @@ use crate::own_content::{
     PAIR_SKIPS, SUBSTANTIAL_BLOCK_TOKENS, adjacent_pairs, block_overlap, part_tokens_in,
     stored_part_tokens_in,
 };
+use crate::page_name::lacks_the_title;
 use crate::record::{
     DocumentId, DocumentLink, MAX_RECORD_BLOCKS, OwnBlock, SAMPLE_BITS, SIGNATURE_BITS,
     StoredDocument,
@@ -21,13 +22,6 @@ use crate::{DedupDecision, DocumentFingerprint, DocumentRef, ExactBasis, IndexCo
 
 /// Candidates verified per document at most (a bucket this crowded is one big cluster).
 pub(crate) const MAX_CANDIDATES: usize = 256;
-/// Documents checked for containment per document at most: those posted under the most of its
-/// posted samples.
-pub(crate) const CONTAINMENT_CANDIDATES: usize = 16;
-/// Documents checked for containment per document at most: a one-page edition of a book of
-/// hundreds of chapters (Rust by Example's and its translations', the error index's 500
-/// entries) holds them all.
-const MAX_CONTAINMENT_CANDIDATES: usize = 1024;
 /// Originals of close cluster members checked per document, at most.
 const MAX_ORIGINALS_CHECKED: usize = 16;
 /// How far below the threshold a page may be from the original of a cluster member it is
@@ -42,14 +36,6 @@ const PARTS_LARGER_BY: usize = 2;
 /// How far below the threshold the resemblance of a copy that holds all of a page of another
 /// host may be (see `find_containment`).
 pub const ADDED_TO_COPY_DRIFT: f64 = 0.05;
-/// Sampled shingles posted (and probed) per document for containment.
-pub(crate) const POSTED_SAMPLES: usize = 16;
-/// A sampled shingle divisible by 2^this is posted (and probed) by every document, beyond its
-/// [`POSTED_SAMPLES`] most divisible ones (see [`posted_samples`]).
-const ALWAYS_POSTED_BITS: u32 = 6;
-/// Sampled shingles a document posts (and probes) at most.
-const MAX_POSTED_SAMPLES: usize = 8192;
-
 /// Normalized tokens of the short ones of `own_blocks` (a stored page's own blocks, those
 /// without a sketch) whose key is not in `within` (the keys of a page's blocks): what the
 /// stored page has of its own, beyond its sketched blocks, that the page lacks. A part's own heading ("Part 2 of 4") and a man
@@ -90,7 +76,7 @@ fn own_key_set(doc: &DocumentFingerprint) -> FxHashSet<u64> {
 /// A page's name counts as such content whatever its length, where the stored page is of
 /// about its size (not a larger page that may hold it as a part under another heading): its
 /// title (the first heading among its own blocks) when the stored page has no block of its
-/// key, at a URL that names another thing (see [`names_another_thing`]). Why: a page
+/// key, at a URL that names another thing (see [`crate::page_name`]). Why: a page
 /// on a heavy template may differ from a sibling in little more than its name. Crystal's API
 /// pages of two exception classes share some 200 tokens of inherited-method lists and differ
 /// in their names, source files and constructors (about 10 tokens); until that sub-template
@@ -106,74 +92,6 @@ fn has_own_content(doc: &DocumentFingerprint, stored: &StoredDocument) -> bool {
         && (lacks_the_title(doc, stored)
             || crate::own_content::missing_tokens(&doc.own_content, stored)
                 >= crate::own_content::DISTINCT_CONTENT_TOKENS)
-}
-
-/// Whether `stored`, a page of about `doc`'s size at a path that names another thing, has no
-/// block with the key of `doc`'s title ([`DocumentFingerprint::name_block`]).
-fn lacks_the_title(doc: &DocumentFingerprint, stored: &StoredDocument) -> bool {
-    // A quarter more blocks may be a whole of two parts, whose titles are its subheads or
-    // not in it at all ("Part 2 of 2"): a sibling of one template has about as many.
-    let about_one_size = 4 * stored.blocks.len() < 5 * doc.block_fingerprints.len();
-    about_one_size
-        && doc
-            .name_block
-            .is_some_and(|title| stored.blocks.binary_search(&title).is_err())
-        && names_another_thing(&doc.name, &stored.name)
-}
-
-/// Whether two URLs (or file paths) name different things: past what both start with, read
-/// from their ends, a part of the path (its extension and a last `index.*` left out) that
-/// differs, has a letter and is no language tag. A part only one of them has (`es/`, `amp/`,
-/// `print/` before the same name) and the query do not count, nor does a part without a letter (a date, a page number), as a number is no
-/// token. Why: Rust by Example's Spanish edition serves untranslated chapters under a
-/// translated heading at `es/` with the chapter's file name, and they are copies; an endless
-/// calendar's day pages are named by their dates and titled by them ("What's on: Tuesday 12
-/// March"), and were they distinct by their names every day would be archived and its "next
-/// day" link followed (the unseen-site fixtures' calendar trap); Crystal's
-/// `Compress/Gzip/Error` and `Compress/Deflate/Error` are two classes.
-fn names_another_thing(mine: &str, theirs: &str) -> bool {
-    let (mine, theirs) = (path_parts(mine), path_parts(theirs));
-    // What both paths start with is no part of either name (`book/es/x` beside `book/x`).
-    let common = mine.iter().zip(&theirs).take_while(|(a, b)| a == b).count();
-    mine[common..]
-        .iter()
-        .rev()
-        .zip(theirs[common..].iter().rev())
-        .any(|(a, b)| a != b && a.chars().any(char::is_alphabetic) && !is_language_tag(a))
-}
-
-/// Whether a part of a path looks like a language tag (`es`, `ja`, `pt-BR`, `zh_cn`): the
-/// edition of a page, not its name (Rust by Example's `ja/` and `es/` serve the same
-/// untranslated chapters under their own translated headings).
-fn is_language_tag(part: &str) -> bool {
-    let (language, region) = part.split_once(['-', '_']).unwrap_or((part, ""));
-    (2..=3).contains(&language.len())
-        && language.bytes().all(|b| b.is_ascii_lowercase())
-        && (region.is_empty()
-            || ((2..=4).contains(&region.len())
-                && region.bytes().all(|b| b.is_ascii_alphanumeric())))
-}
-
-/// The parts of a URL's (or a file's) path, without the scheme and host, the query, the last
-/// part's extension and a last `index.*`: `https://h.example/guide/index.html?x=1` gives
-/// `["guide"]`, `a/b/attribute.html` gives `["a", "b", "attribute"]`.
-fn path_parts(name: &str) -> Vec<&str> {
-    let name = name.split(['?', '#']).next().unwrap_or(name);
-    let path = match name.split_once("://") {
-        Some((_, rest)) => rest.split_once('/').map_or("", |(_, path)| path),
-        None => name,
-    };
-    let mut parts: Vec<&str> = path.split('/').filter(|part| !part.is_empty()).collect();
-    if parts
-        .last()
-        .is_some_and(|last| last.split('.').next() == Some("index"))
-    {
-        parts.pop();
-    }
-    if let Some(last) = parts.last_mut() {
-        *last = last.split('.').next().unwrap_or(last);
-    }
-    parts
 }
 
 /// A page's substantial own blocks, for asking whether another page's blocks all have a
@@ -227,38 +145,6 @@ pub(crate) fn payload_digest_key(payload: &dedupcrawl_sketch::PayloadDigest) -> 
 
 pub(crate) fn token_digest_key(tokens: &dedupcrawl_sketch::TokenDigest) -> u64 {
     tokens.0 as u64
-}
-
-/// The sampled shingles of a MOD_m sample that are posted and probed: the [`POSTED_SAMPLES`]
-/// most divisible ones, and every one divisible by 2^[`ALWAYS_POSTED_BITS`] (at most
-/// [`MAX_POSTED_SAMPLES`]), most divisible first.
-///
-/// Why the second set: a part probes its own most divisible shingles, which a long page holds
-/// but, posting only its 16 most divisible, did not post (a chapter of 2,000 shingles probes
-/// values divisible by about 2^7, a book of 300,000 posted values divisible by 2^14): the Rust
-/// book's `print.html` was found by none of its chapters. 2^6 is the largest MOD_m modulus
-/// ([`dedupcrawl_sketch::MOD_SAMPLE_MAX_MODULUS`]), so a long page posts its whole sample
-/// (n / 64 values) and a part of n shingles has about n / 64 of them among its probes: parts
-/// of 128 shingles and more find the long page, and it finds them. At 2^8 (n / 256) parts
-/// recall was 0.71 on the Rust docs' four tuned books and crates and 0.29 on the other 13;
-/// at 2^6 0.85 and 0.49, with the same precision and an index of the same size (2026-11-27,
-/// `bench-accuracy`). A page under 1,024 shingles posts what it did.
-pub(crate) fn posted_samples(sample: &ModSample) -> Vec<u64> {
-    let mut values = sample.values.clone();
-    values.sort_by_key(|v| (std::cmp::Reverse(v.trailing_zeros()), *v));
-    let always = values
-        .iter()
-        .take_while(|v| v.trailing_zeros() >= ALWAYS_POSTED_BITS)
-        .count();
-    values.truncate(always.clamp(POSTED_SAMPLES, MAX_POSTED_SAMPLES));
-    values
-}
-
-/// Documents checked for containment for a document that probes `posted` samples: one per
-/// two of them (a part of the page has one or more), at least [`CONTAINMENT_CANDIDATES`], at
-/// most [`MAX_CONTAINMENT_CANDIDATES`].
-pub(crate) fn containment_candidates(posted: usize) -> usize {
-    (posted / 2).clamp(CONTAINMENT_CANDIDATES, MAX_CONTAINMENT_CANDIDATES)
 }
 
 /// A lock key from a kind of lookup and its value (see [`DecisionAlgorithm::lock_keys`]):
@@ -776,52 +662,5 @@ impl DecisionAlgorithm<'_> {
             id: Some(id),
             contains: around,
         })
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{names_another_thing, path_parts};
-
-    #[test]
-    fn a_path_is_read_without_host_query_extension_and_index() {
-        assert_eq!(path_parts("a/b/attribute.html"), ["a", "b", "attribute"]);
-        assert_eq!(
-            path_parts("https://h.example/es/attribute.html?x=1#top"),
-            ["es", "attribute"]
-        );
-        assert_eq!(path_parts("https://h.example/guide/"), ["guide"]);
-        assert_eq!(path_parts("https://h.example/guide/index.html"), ["guide"]);
-        assert!(path_parts("https://h.example").is_empty());
-    }
-
-    #[test]
-    fn a_prefix_a_date_or_a_page_number_names_no_other_thing() {
-        assert!(names_another_thing(
-            "api/Channel/ClosedError.html",
-            "api/ArgumentError.html"
-        ));
-        assert!(names_another_thing(
-            "Compress/Gzip/Error.html",
-            "Compress/Deflate/Error.html"
-        ));
-        assert!(!names_another_thing("es/attribute.html", "attribute.html"));
-        assert!(!names_another_thing(
-            "/docs/rust-by-example/es/attribute.html",
-            "/docs/rust-by-example/attribute.html"
-        ));
-        assert!(!names_another_thing(
-            "https://h.example/amp/x",
-            "https://h.example/x?ref=1"
-        ));
-        assert!(!names_another_thing(
-            "book/ja/trait/x.html",
-            "book/es/trait/x.html"
-        ));
-        assert!(!names_another_thing(
-            "/events/2026-03-13",
-            "/events/2026-03-12"
-        ));
-        assert!(!names_another_thing("/blog/page/3", "/blog/page/2"));
     }
 }

@@ -47,9 +47,11 @@ pub mod document_log;
 mod lookup_tables;
 mod overlap;
 mod own_content;
+mod page_name;
 mod postgres_backend;
 mod postgres_schema;
 mod record;
+mod sample_postings;
 mod sled_backend;
 mod storage;
 

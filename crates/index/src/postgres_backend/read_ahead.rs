@@ -14,10 +14,9 @@
 use std::collections::HashMap;
 
 use crate::block_postings::containment_probes;
-use crate::decision::{
-    MAX_CANDIDATES, containment_candidates, payload_digest_key, token_digest_key,
-};
+use crate::decision::{MAX_CANDIDATES, payload_digest_key, token_digest_key};
 use crate::record::{DocumentId, SAMPLE_BITS, SIGNATURE_BITS, StoredDocument};
+use crate::sample_postings::containment_candidates;
 use crate::storage::{MAX_BUCKET_MEMBERS, MAX_POSTINGS_PER_SAMPLE};
 use crate::{DocumentFingerprint, IndexConfig, IndexError};
 

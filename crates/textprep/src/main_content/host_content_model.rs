@@ -275,9 +275,10 @@ impl HostContentModel {
     /// its unknown paths take `fallback`, not their shape. Why: a shape is element names
     /// alone, and one generator's shapes match another's. GHC's documentation serves Haddock
     /// API pages and a Sphinx user's guide under one host; the guide came after the extractor
-    /// budget was spent on the API pages, and the shapes learnt there dropped every guide
-    /// page's text and kept its sidebar's table of contents, so 28 distinct chapters were
-    /// "exact duplicates" of each other (2026-11-28).
+    /// budget was spent on the API pages, and the view of 28 of its chapters was their
+    /// sidebar's table of contents, kept by the Haddock pages' shapes (2026-11-28; there the
+    /// main-landmark rule of the extraction was enough, `tests/new_template.rs` shows this
+    /// one).
     pub fn view(
         &mut self,
         page: &ExtractedPage,
