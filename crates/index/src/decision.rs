@@ -550,6 +550,7 @@ impl DecisionAlgorithm<'_> {
             block_sketches: doc.block_sketches.clone(),
             own_blocks,
             own_pairs,
+            name_tokens: doc.name_tokens.clone(),
         };
         state.append(record)?;
         Ok(id)

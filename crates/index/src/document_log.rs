@@ -334,6 +334,7 @@ mod tests {
             block_sketches: Vec::new(),
             own_blocks: Vec::new(),
             own_pairs: Default::default(),
+            name_tokens: Vec::new(),
         }
     }
 

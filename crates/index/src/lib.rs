@@ -310,6 +310,10 @@ pub struct DocumentFingerprint {
     /// whose title a page of its host of about its size lacks is another page, however alike
     /// the rest (see `has_own_content` in the decision).
     pub name_block: Option<u64>,
+    /// The tokens of that title (32-bit token hashes in page order, its last
+    /// [`MAX_NAME_TOKENS`]): a title that is another's under a short label ("Appendix G GNU
+    /// General Public License" and "GNU General Public License") names the same thing.
+    pub name_tokens: Vec<u32>,
 }
 
 impl DocumentFingerprint {
@@ -328,6 +332,7 @@ impl DocumentFingerprint {
             own_sequence: Vec::new(),
             template_known: false,
             name_block: None,
+            name_tokens: Vec::new(),
         }
     }
 
@@ -337,6 +342,10 @@ impl DocumentFingerprint {
         self
     }
 }
+
+/// Tokens of a page's title kept at most ([`DocumentFingerprint::name_tokens`]): a title
+/// longer than this is a sentence, whose last tokens tell it apart well enough.
+pub const MAX_NAME_TOKENS: usize = 16;
 
 /// Documents with at most this many shingles keep their exact set.
 pub const SMALL_SET_MAX: usize = 128;

@@ -179,8 +179,9 @@ fn as_fingerprint(document: StoredDocument) -> DocumentFingerprint {
         // Which blocks sit side by side is kept as pair keys only: no sequence to give.
         own_sequence: Vec::new(),
         template_known: false,
-        // A record keeps no title.
+        // A record keeps no title's block key, only its tokens.
         name_block: None,
+        name_tokens: document.name_tokens,
     }
 }
 

@@ -350,6 +350,7 @@ mod tests {
             own_blocks: Vec::new(),
             block_sketches,
             own_pairs: Default::default(),
+            name_tokens: Vec::new(),
         }
     }
 

@@ -6,7 +6,8 @@ use crate::DocumentFingerprint;
 use crate::record::StoredDocument;
 
 /// Whether `stored`, a page of about `doc`'s size at a path that names another thing, has no
-/// block with the key of `doc`'s title ([`DocumentFingerprint::name_block`]).
+/// block with the key of `doc`'s title ([`DocumentFingerprint::name_block`]) and a title
+/// that is no numbered or shortened form of it.
 pub(crate) fn lacks_the_title(doc: &DocumentFingerprint, stored: &StoredDocument) -> bool {
     // A quarter more blocks may be a whole of two parts, whose titles are its subheads or
     // not in it at all ("Part 2 of 2"): a sibling of one template has about as many.
@@ -15,8 +16,26 @@ pub(crate) fn lacks_the_title(doc: &DocumentFingerprint, stored: &StoredDocument
         && doc
             .name_block
             .is_some_and(|title| stored.blocks.binary_search(&title).is_err())
+        && !one_title_labels_the_other(&doc.name_tokens, &stored.name_tokens)
         && names_another_thing(&doc.name, &stored.name)
 }
+
+/// Whether one title is the other under a label of at most [`MAX_LABEL_TOKENS`] tokens in
+/// front (token hashes in page order, neither empty): "Appendix G GNU General Public License"
+/// in GNU Octave's manual and "GNU General Public License" in its C++ API manual name one text,
+/// numbered in one book and not in the other (numbers are no tokens, the appendix's letter
+/// is). A title with words of its own after the other's names another thing: the
+/// `System.Posix.IO.ByteString` module beside `System.Posix.IO`, "Beginning Student with List
+/// Abbreviations" beside "Beginning Student".
+fn one_title_labels_the_other(mine: &[u32], theirs: &[u32]) -> bool {
+    let labels = |longer: &[u32], shorter: &[u32]| {
+        longer.ends_with(shorter) && longer.len() - shorter.len() <= MAX_LABEL_TOKENS
+    };
+    !mine.is_empty() && !theirs.is_empty() && (labels(mine, theirs) || labels(theirs, mine))
+}
+
+/// Tokens a title's label has at most: "Appendix G", "Chapter", "Part II", "Section A".
+const MAX_LABEL_TOKENS: usize = 2;
 
 /// Whether two URLs (or file paths) name different things: past what both start with, read
 /// from their ends, a part of the path (its extension and a last `index.*` left out) that
@@ -75,7 +94,25 @@ fn path_parts(name: &str) -> Vec<&str> {
 
 #[cfg(test)]
 mod tests {
-    use super::{names_another_thing, path_parts};
+    use super::{names_another_thing, one_title_labels_the_other, path_parts};
+
+    #[test]
+    fn a_numbered_title_names_what_the_unnumbered_one_names() {
+        // appendix, g, gnu, general, public, licens
+        let numbered = [1, 2, 3, 4, 5, 6];
+        let plain = [3, 4, 5, 6];
+        assert!(one_title_labels_the_other(&numbered, &plain));
+        assert!(one_title_labels_the_other(&plain, &numbered));
+        // system, posix, io, bytestr / system, posix, io: words of its own after the other's
+        assert!(!one_title_labels_the_other(&[1, 2, 3, 4], &[1, 2, 3]));
+        // a label of three tokens is a title of its own
+        assert!(!one_title_labels_the_other(&[7, 8, 9, 3, 4, 5, 6], &plain));
+        // compress, gzip, error / compress, deflate, error
+        assert!(!one_title_labels_the_other(&[1, 2, 3], &[1, 4, 3]));
+        // A page without a title labels no other's and is labelled by none.
+        assert!(!one_title_labels_the_other(&[], &plain));
+        assert!(!one_title_labels_the_other(&plain, &[]));
+    }
 
     #[test]
     fn a_path_is_read_without_host_query_extension_and_index() {

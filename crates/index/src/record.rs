@@ -47,6 +47,8 @@ pub struct StoredDocument {
     /// block by block in a larger page is inside it only where its blocks also sit side by
     /// side there.
     pub own_pairs: [Vec<u64>; crate::own_content::PAIR_SKIPS],
+    /// The tokens of the page's title ([`crate::DocumentFingerprint::name_tokens`]).
+    pub name_tokens: Vec<u32>,
 }
 
 /// Block keys (and own blocks) a record keeps at most: the smallest keys, so two pages
@@ -77,13 +79,14 @@ pub struct DocumentLink {
     pub similarity: f64,
 }
 
+/// Version 11: the tokens of the page's title are kept.
 /// Version 10: the keys of a page's adjacent own-content blocks are kept.
 /// Version 9: a page's own-content blocks are kept whole (version 8 kept the short ones).
 /// Version 8: a page's short own-content blocks are kept with their token counts, and the
 /// MOD_m sample's length takes 32 bits (a page of 4 million shingles wrapped 16 and left a
 /// record no reader could parse: the index did not open again). Version 7:
 /// block keys are hashes of normalized tokens, kept for members too.
-const RECORD_VERSION: u8 = 10;
+const RECORD_VERSION: u8 = 11;
 /// Bits kept per signature value.
 pub const SIGNATURE_BITS: u32 = 16;
 /// Bits kept per MOD_m sample value.
@@ -169,6 +172,11 @@ impl StoredDocument {
             for pair in pairs {
                 out.extend_from_slice(&pair.to_le_bytes());
             }
+        }
+        let name_tokens = &self.name_tokens[..self.name_tokens.len().min(crate::MAX_NAME_TOKENS)];
+        out.push(name_tokens.len() as u8);
+        for token in name_tokens {
+            out.extend_from_slice(&token.to_le_bytes());
         }
         out
     }
@@ -284,6 +292,12 @@ impl StoredDocument {
                 .map(le_u64)
                 .collect();
         }
+        let name_count = reader.take(1).ok_or_else(|| corrupt("title token count"))?[0];
+        let name_tokens = reader
+            .items(usize::from(name_count), 4)
+            .ok_or_else(|| corrupt("title tokens"))?
+            .map(le_u32)
+            .collect();
         Ok(StoredDocument {
             id,
             name,
@@ -298,6 +312,7 @@ impl StoredDocument {
             block_sketches,
             own_blocks,
             own_pairs,
+            name_tokens,
         })
     }
 }
@@ -372,6 +387,7 @@ mod tests {
             block_sketches: vec![BlockSketch([1, 2, 3, 4, 5, 6, 7, 8])],
             own_blocks: vec![OwnBlock { key: 7, tokens: 3 }],
             own_pairs: [vec![11, 12], vec![13], vec![]],
+            name_tokens: vec![5, 3, 5, 9],
         };
         let bytes = doc.encode();
         assert_eq!(StoredDocument::decode(9, &bytes).unwrap(), doc);

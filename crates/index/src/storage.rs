@@ -5,8 +5,9 @@
 use crate::record::{DocumentId, StoredDocument};
 use crate::{IndexConfig, IndexError};
 
-/// Version 11: a warm host's model judges a block by the extractor's verdicts on its text in
-/// the host's cold start before its place (the compared text of rustdoc's pages changed).
+/// Version 19: a record keeps the tokens of its page's title, and a title that holds another's
+/// tokens ("Appendix G GNU General Public License" and "GNU General Public License") names the
+/// same thing.
 /// Version 18: the elements around a page's main landmark are not page chrome by their names,
 /// and a page of a template its host's model never saw takes the chrome rule (the compared
 /// text of pages in such wrappers, the Read the Docs theme's, changed).
@@ -22,7 +23,8 @@ use crate::{IndexConfig, IndexError};
 /// divisible by 2^8 is posted too, so the parts of a one-page edition find it and it finds
 /// them. Version 12: a page's language comes from its text first (`<html lang>` only where the text
 /// fits it), so pages whose declaration their text did not fit are stemmed otherwise. Version
-/// 11: the host model's text verdicts. Version 10: the extractor's verdict is mapped onto our blocks whole matches first and content
+/// 11: a warm host's model judges a block by the extractor's verdicts on its text in the
+/// host's cold start before its place (the compared text of rustdoc's pages changed). Version 10: the extractor's verdict is mapped onto our blocks whole matches first and content
 /// before page chrome (the compared text of some pages changed). Version 9: the main-content
 /// view keeps the code blocks of a page's content region (the compared text of pages with code
 /// changed, so an index of version 8 would compare old texts with new ones). Version 8: the
@@ -30,7 +32,7 @@ use crate::{IndexConfig, IndexError};
 /// the document log (version 7 rebuilt them in RAM at open). Version 7: block keys are hashes of
 /// a block's normalized tokens, stored for cluster members too. Every backend stores it and
 /// refuses another one.
-pub(crate) const FORMAT_VERSION: &str = "dedupcrawl-index/18";
+pub(crate) const FORMAT_VERSION: &str = "dedupcrawl-index/19";
 
 /// The settings signatures depend on, as stored with an index: reopening with other ones is
 /// [`IndexError::ParameterMismatch`].

@@ -45,6 +45,12 @@ const LINK_TOKEN_SEED: u64 = 0x6c69_6e6b;
 /// "related" entry): not own content, the link tokens weigh it. A heading whose words are
 /// partly links (rustdoc's `impl Clone for EscapeDefault`) is still content.
 const LINK_LIST_DENSITY: f32 = 0.9;
+
+/// A block with a link to the next or previous page of a sequence that is at least this much
+/// link text is a pager line, a link list too: Texinfo's "Next: Concept Index, Previous:
+/// Grammar and Parser [Contents][Index]" (0.75–0.85) says where the page sits, not what it
+/// says. A paragraph that ends in "continue with part 2" is far under it.
+const PAGER_LINK_DENSITY: f32 = 0.5;
 /// Block sketches kept per page, at most (a page's first substantial blocks; a block whose
 /// counterpart was not kept only makes a page look new, never a duplicate).
 pub const MAX_BLOCK_SKETCHES: usize = 512;
@@ -341,7 +347,8 @@ impl DedupStage {
                 blocks.push(ContentBlock {
                     key: content_block_key(&content_tokens[range.clone()]),
                     range,
-                    links: block.link_density() > LINK_LIST_DENSITY,
+                    links: block.link_density() > LINK_LIST_DENSITY
+                        || (block.pager && block.link_density() >= PAGER_LINK_DENSITY),
                     heading: block.kind == dedupcrawl_textprep::BlockKind::Heading,
                     preview: trace_view.then(|| block.text.chars().take(70).collect()),
                 });
@@ -359,6 +366,7 @@ impl DedupStage {
         let mut template_keys = Vec::new();
         let mut template_known = false;
         let mut name_block = None;
+        let mut name_tokens = Vec::new();
         let (view, token_hashes, stable_tokens) = match self.settings.view {
             View::FullPage => {
                 let tokens = full_tokens();
@@ -385,11 +393,10 @@ impl DedupStage {
                 let mut own_keys = FxHashSet::default();
                 let is_own = |b: &&ContentBlock| !b.links && !template.contains(&b.key);
                 own_sequence = blocks.iter().filter(is_own).map(|b| b.key).collect();
-                name_block = blocks
-                    .iter()
-                    .filter(is_own)
-                    .find(|b| b.heading)
-                    .map(|b| b.key);
+                if let Some(title) = blocks.iter().filter(is_own).find(|b| b.heading) {
+                    name_block = Some(title.key);
+                    name_tokens = title_tokens(&content_tokens[title.range.clone()]);
+                }
                 for block in blocks
                     .iter()
                     .filter(is_own)
@@ -460,6 +467,7 @@ impl DedupStage {
         fingerprint.own_sequence = own_sequence;
         fingerprint.template_known = template_known;
         fingerprint.name_block = name_block;
+        fingerprint.name_tokens = name_tokens;
         // Text-based checks need at least one whole shingle: a one-word page ("Redirecting…")
         // says nothing about which page it is. Such pages are only exact payload duplicates.
         // The normalized-text digest is taken over the page's own content (not minus the
@@ -628,6 +636,15 @@ fn content_block_key(tokens: &[u64]) -> u64 {
 
 /// Hash seed of block keys.
 const BLOCK_KEY_SEED: u64 = 0x0062_6c6f_636b;
+
+/// A title's tokens as the index keeps them ([`dedupcrawl_index::DocumentFingerprint::name_tokens`]):
+/// its last token hashes, cut to 32 bits, in page order.
+fn title_tokens(tokens: &[u64]) -> Vec<u32> {
+    let from = tokens
+        .len()
+        .saturating_sub(dedupcrawl_index::MAX_NAME_TOKENS);
+    tokens[from..].iter().map(|&token| token as u32).collect()
+}
 
 /// What a page's relative links resolve against: its URL, or for a file of a site on disk
 /// (`host` is the site's directory) its path inside the site, so that copies of a site in two

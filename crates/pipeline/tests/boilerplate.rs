@@ -1,35 +1,10 @@
 //! The two boilerplate mechanisms, end to end through a real sled index.
 
-use std::sync::Arc;
+mod common;
 
-use dedupcrawl_index::{DedupDecision, SledDedupIndex};
-use dedupcrawl_pipeline::{DedupSettings, DedupStage};
+use common::{prose, stage};
+use dedupcrawl_index::DedupDecision;
 use dedupcrawl_textprep::{Language, View};
-
-const WORDS: &[&str] = &[
-    "river", "mountain", "engine", "library", "garden", "window", "market", "harbor", "signal",
-    "forest", "bridge", "castle", "planet", "rocket", "letter", "silver", "winter", "summer",
-    "valley", "meadow", "thunder", "lantern", "compass", "harvest", "journey", "whisper",
-    "crystal", "shadow", "orchard", "glacier", "canyon", "voyage", "anchor", "beacon", "cobalt",
-    "dragon", "ember", "falcon", "granite", "horizon", "island", "jasmine", "kettle", "lagoon",
-    "marble", "nectar", "oasis", "pepper", "quartz", "raven", "saddle", "timber", "umbrella",
-    "velvet", "walnut", "yonder", "zephyr", "bakery", "cellar", "dynamo", "fabric", "goblet",
-];
-
-/// Deterministic prose: `n` words chosen by a seeded generator.
-fn prose(seed: u64, n: usize) -> String {
-    let mut state = seed
-        .wrapping_mul(6364136223846793005)
-        .wrapping_add(1442695040888963407);
-    let mut out = Vec::with_capacity(n);
-    for _ in 0..n {
-        state = state
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        out.push(WORDS[(state >> 33) as usize % WORDS.len()]);
-    }
-    out.join(" ")
-}
 
 /// A heavy template: navigation, sidebar, cookie banner, a large *unmarked* legal block (only
 /// the per-host mechanism can recognise it) and a footer, around `content`.
@@ -50,15 +25,6 @@ fn heavy_template(title: &str, content: &str) -> String {
         prose(3, 150),
         prose(4, 80),
     )
-}
-
-fn stage(dir: &std::path::Path, view: View) -> DedupStage {
-    let settings = DedupSettings {
-        view,
-        ..DedupSettings::default()
-    };
-    let index = SledDedupIndex::open(dir, settings.index_config()).unwrap();
-    DedupStage::new(Arc::new(index), settings)
 }
 
 #[test]

@@ -243,6 +243,67 @@ pub fn siblings_on_one_template_that_differ_in_their_titles_are_both_kept(
     );
 }
 
+/// One text in two manuals of a host (GNU Octave's two manuals both end in the GPL): the
+/// pages differ in a pager line ("Next: Concept Index, Previous: Grammar and Parser"), which
+/// is no content of the page's own (a link list), and in the heading's label ("Appendix G GNU
+/// General Public License"), 13 tokens in all. The second is a near duplicate of the first;
+/// with its pager line counted as its own words, or with a title that has a word of its own,
+/// it is a page of its own (the case fails without the label rule).
+pub fn one_text_in_two_manuals_of_a_host_is_one_page_whatever_its_pager_and_label(
+    new_backend: fn() -> Box<dyn Backend>,
+) {
+    let license: Vec<Vec<u64>> = (0..20).map(|k| tokens(7_000 + k, 30)).collect();
+    let title = tokens(7_100, 4);
+    // A manual's page: its pager line, its heading, the license.
+    let page = |name: &str, pager: Vec<u64>, heading: Vec<u64>, pager_is_links: bool| {
+        let mut blocks = vec![pager, heading.clone()];
+        blocks.extend(license.iter().cloned());
+        let mut page = page_of_short_and_long_blocks(name, "manuals.example", &blocks);
+        page.name_block = Some(page.own_sequence[1]);
+        page.name_tokens = heading.iter().map(|&t| t as u32).collect();
+        if pager_is_links {
+            // The pipeline leaves a pager line out of the page's own content (a link list).
+            page.own_content.remove(0);
+            page.own_sequence.remove(0);
+        }
+        page
+    };
+    let labelled = [tokens(7_200, 2), title.clone()].concat();
+    // The second manual's page, checked after the first's in an index of its own.
+    let second_after_first = |second: DocumentFingerprint| {
+        let backend = new_backend();
+        let index = backend.open();
+        let first = page("liboctave/Copying", tokens(7_300, 7), title.clone(), true);
+        assert!(index.check_and_insert(&first).unwrap().is_new());
+        index.check_and_insert(&second).unwrap()
+    };
+    match second_after_first(page(
+        "octave/Copying",
+        tokens(7_400, 7),
+        labelled.clone(),
+        true,
+    )) {
+        DedupDecision::NearDuplicate { of, .. } => assert_eq!(of.name, "liboctave/Copying"),
+        other => panic!("the labelled copy: {other:?}"),
+    }
+    assert!(
+        second_after_first(page("octave/Copying", tokens(7_400, 7), labelled, false)).is_new(),
+        "a pager line that is no links is 7 words of the page's own: the case tests the rule"
+    );
+    // "GNU Lesser General Public License": a word of its own inside the other's title.
+    let with_a_word_more = [&title[..1], &tokens(7_500, 1), &title[1..]].concat();
+    assert!(
+        second_after_first(page(
+            "octave/Copying",
+            tokens(7_400, 7),
+            with_a_word_more,
+            true
+        ))
+        .is_new(),
+        "a title with a word of its own names another thing"
+    );
+}
+
 /// A book's one-page edition and its short chapters on one host (Rust by Example: a heading, a
 /// paragraph and an example, 40 tokens): a chapter has about one sampled shingle in 64 in
 /// common with the edition, mostly none, and fewer than 3 substantial blocks, so neither its

@@ -71,6 +71,8 @@ struct SinkState {
     current: String,
     current_chars: u32,
     current_link_chars: u32,
+    /// The block being read holds a `rel="next"`/`rel="prev"` link.
+    current_pager: bool,
     current_kind: Option<BlockKind>,
     /// The buffer ends in whitespace (or is empty): collapse further whitespace.
     pending_space: bool,
@@ -136,11 +138,13 @@ impl SinkState {
                 path: self.current_path(),
                 shape: self.open.last().map_or(0, |e| e.shape),
                 parent: self.open.last().map_or(NO_ELEMENT, |e| e.serial),
+                pager: self.current_pager,
             });
         }
         self.current.clear();
         self.current_chars = 0;
         self.current_link_chars = 0;
+        self.current_pager = false;
         self.current_kind = None;
         self.pending_space = false;
     }
@@ -313,6 +317,13 @@ impl SinkState {
         self.chrome_depth += chrome as usize;
         self.skip_depth += skipped as usize;
         self.link_depth += link as usize;
+        if link
+            && attr("rel").is_some_and(|rel| {
+                contains_ignore_ascii_case(&rel, "next") || contains_ignore_ascii_case(&rel, "prev")
+            })
+        {
+            self.current_pager = true;
+        }
         let parent_shape = self.open.last().map_or(0, |e| e.shape);
         let path = element_path(self.current_path(), name, id.as_deref(), class.as_deref());
         let serial = self.new_element();

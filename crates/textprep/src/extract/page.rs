@@ -43,6 +43,11 @@ pub struct TextBlock {
     /// share a container, e.g. the region of a page its main content comes from.
     #[serde(default)]
     pub parent: u32,
+    /// The block holds a link to the next or previous page of a sequence (`rel="next"`,
+    /// `rel="prev"`): a pager line such as Texinfo's "Next: Concept Index, Previous: Grammar
+    /// and Parser [Contents][Index]".
+    #[serde(default)]
+    pub pager: bool,
 }
 
 /// [`TextBlock::parent`] / [`ExtractedPage::element_parents`] of something in no element.
@@ -83,6 +88,7 @@ impl TextBlock {
             path: 0,
             shape: 0,
             parent: NO_ELEMENT,
+            pager: false,
         }
     }
 }
