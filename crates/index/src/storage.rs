@@ -5,6 +5,8 @@
 use crate::record::{DocumentId, StoredDocument};
 use crate::{IndexConfig, IndexError};
 
+/// Version 20: a page whose main content is all its host's template is compared on its whole
+/// text (Haddock's modules without exports were all one page).
 /// Version 19: a record keeps the tokens of its page's title, and a title that holds another's
 /// tokens ("Appendix G GNU General Public License" and "GNU General Public License") names the
 /// same thing.
@@ -32,7 +34,7 @@ use crate::{IndexConfig, IndexError};
 /// the document log (version 7 rebuilt them in RAM at open). Version 7: block keys are hashes of
 /// a block's normalized tokens, stored for cluster members too. Every backend stores it and
 /// refuses another one.
-pub(crate) const FORMAT_VERSION: &str = "dedupcrawl-index/19";
+pub(crate) const FORMAT_VERSION: &str = "dedupcrawl-index/20";
 
 /// The settings signatures depend on, as stored with an index: reopening with other ones is
 /// [`IndexError::ParameterMismatch`].

@@ -441,10 +441,13 @@ impl DedupStage {
                     .collect();
                 if main.len() >= MIN_MAIN_CONTENT_SHINGLES * w {
                     (View::MainContent, main, content_tokens)
-                } else if content_tokens.len() >= w {
+                } else if content_tokens.len() >= w && !main.is_empty() {
                     // The host's template left almost nothing (a page that is all shared
                     // method docs plus a banner): compare the page's own content blocks rather
-                    // than call every such page a duplicate of every other.
+                    // than call every such page a duplicate of every other. When it left
+                    // nothing at all, those blocks are the template and every such page would
+                    // be one (Haddock's modules without exports, whose main content is their
+                    // "Safe Haskell" table while the name sits in the header): the whole page.
                     (View::MainContent, content_tokens.clone(), content_tokens)
                 } else {
                     // No content blocks at all (a menu page, a gallery): the whole page.

@@ -13,9 +13,18 @@ pub(crate) fn report(run: &DecisionRun<'_>, truth: Truth) {
     let clusters = Clusters::of(run.docs);
     let recall = PairRecall::of(&pairs, &clusters);
     let precision = Precision::of(run, &pairs, &clusters);
+    // The sites of the run: the first part of the documents' paths under the root.
+    let mut sites: Vec<&str> = run
+        .docs
+        .iter()
+        .map(|doc| doc.path.split('/').next().unwrap_or(""))
+        .collect();
+    sites.sort_unstable();
+    sites.dedup();
     println!(
-        "### Accuracy, `dedupcrawl dedup --view {}` on book/ reference/ nomicon/ std/, truth {truth:?}\n",
-        run.view_name
+        "### Accuracy, `dedupcrawl dedup --view {}` on {}/, truth {truth:?}\n",
+        run.view_name,
+        sites.join("/ ")
     );
     println!(
         "{} documents ({} with no tokens left out), {} decisions linking to an original{}. Truth: {}. Exact pairs: {} shingle postings expanded into {} pair increments (longest posting list {}, no cap), {:.1}s.\n",
