@@ -7,9 +7,9 @@ use crate::{IndexConfig, IndexError};
 
 /// Version 20: a page whose main content is all its host's template is compared on its whole
 /// text (Haddock's modules without exports were all one page).
-/// Version 19: a record keeps the tokens of its page's title, and a title that holds another's
-/// tokens ("Appendix G GNU General Public License" and "GNU General Public License") names the
-/// same thing.
+/// Version 19: a record keeps the tokens of its page's title, and a title that is another's
+/// under a label of at most two tokens ("Appendix G GNU General Public License" and "GNU
+/// General Public License") names the same thing; a pager line is no own content.
 /// Version 18: the elements around a page's main landmark are not page chrome by their names,
 /// and a page of a template its host's model never saw takes the chrome rule (the compared
 /// text of pages in such wrappers, the Read the Docs theme's, changed).

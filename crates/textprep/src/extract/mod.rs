@@ -317,9 +317,12 @@ impl SinkState {
         self.chrome_depth += chrome as usize;
         self.skip_depth += skipped as usize;
         self.link_depth += link as usize;
+        // Read in place: a link is per page element, no string is made for its `rel`.
         if link
-            && attr("rel").is_some_and(|rel| {
-                contains_ignore_ascii_case(&rel, "next") || contains_ignore_ascii_case(&rel, "prev")
+            && tag.attrs.iter().any(|a| {
+                &*a.name.local == "rel"
+                    && (contains_ignore_ascii_case(&a.value, "next")
+                        || contains_ignore_ascii_case(&a.value, "prev"))
             })
         {
             self.current_pager = true;
