@@ -224,7 +224,17 @@ fn measured() -> &'static [SeedRun] {
                 let sites = VariedSites::start(seed).await.expect("varied hosts start");
                 let truth = sites.truth().clone();
                 let dir = tempfile::tempdir().expect("tempdir");
-                let out = dir.path().join("out");
+                // `DEDUPCRAWL_VARIED_KEEP=DIR` keeps each seed's OUT as DIR/seed-N, to look at
+                // a failed decision afterwards (`dedupcrawl why`, `dedupcrawl dedup --warc`).
+                let out = match std::env::var_os("DEDUPCRAWL_VARIED_KEEP") {
+                    Some(kept) => {
+                        let out = std::path::Path::new(&kept).join(format!("seed-{seed}"));
+                        // A run of before would be resumed, not crawled afresh.
+                        let _ = std::fs::remove_dir_all(&out);
+                        out
+                    }
+                    None => dir.path().join("out"),
+                };
                 let mut config = config_for(truth.seeds.clone(), &out);
                 config.crawl.concurrency = 16;
                 let started = Instant::now();

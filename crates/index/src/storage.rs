@@ -5,6 +5,9 @@
 use crate::record::{DocumentId, StoredDocument};
 use crate::{IndexConfig, IndexError};
 
+/// Version 21: the cards of a "trending" box inside an article leave the compared text with
+/// their titles and links, not their captions only, and a label glued to an ad by a dash marks
+/// it (copies of a note with another box drawn per request were two pages).
 /// Version 20: a page whose main content is all its host's template is compared on its whole
 /// text (Haddock's modules without exports were all one page).
 /// Version 19: a record keeps the tokens of its page's title, and a title that is another's
@@ -34,7 +37,7 @@ use crate::{IndexConfig, IndexError};
 /// the document log (version 7 rebuilt them in RAM at open). Version 7: block keys are hashes of
 /// a block's normalized tokens, stored for cluster members too. Every backend stores it and
 /// refuses another one.
-pub(crate) const FORMAT_VERSION: &str = "dedupcrawl-index/20";
+pub(crate) const FORMAT_VERSION: &str = "dedupcrawl-index/21";
 
 /// The settings signatures depend on, as stored with an index: reopening with other ones is
 /// [`IndexError::ParameterMismatch`].

@@ -322,11 +322,16 @@ impl DedupStage {
         let mut blocks: Vec<ContentBlock> = Vec::new();
         // `RUST_LOG=dedupcrawl_pipeline=trace` logs the blocks a page is compared on.
         let trace_view = tracing::enabled!(tracing::Level::TRACE);
+        // Blocks inserted into an article that are not the article (see `inserts_left_out`):
+        // their words are not compared, nor the links of the card titles that leave.
+        let mut inserts = Inserts::default();
+        let mut titles_left_out = Vec::new();
         if self.settings.view == View::MainContent {
             let in_main: Vec<bool> = (0..page.extracted.blocks.len())
                 .map(|index| self.textprep.is_main_content(&page, index))
                 .collect();
-            let left_out = inserts_left_out(&page.extracted, &in_main);
+            inserts = inserts_left_out(&page.extracted, &in_main);
+            let left_out = &inserts.left_out;
             for (index, block) in page
                 .extracted
                 .blocks
@@ -350,6 +355,9 @@ impl DedupStage {
                     links: block.link_density() > LINK_LIST_DENSITY
                         || (block.pager && block.link_density() >= PAGER_LINK_DENSITY),
                     heading: block.kind == dedupcrawl_textprep::BlockKind::Heading,
+                    card_title: inserts.card_titles[index],
+                    words: block.words,
+                    block: index,
                     preview: trace_view.then(|| block.text.chars().take(70).collect()),
                 });
             }
@@ -387,6 +395,48 @@ impl DedupStage {
                     .collect();
                 template_keys = template.iter().copied().collect();
                 template_keys.sort_unstable();
+                // The titles of an article's card box leave with its captions once the
+                // article's own words (the host's template told apart) still outweigh the box:
+                // drawn per request, they change as much as the captions. Before, a listing
+                // whose few words of its own sit among the template's prose keeps its cards'
+                // titles and links, which are all that tells it from another listing, and so
+                // does a page whose cards are spread over it (see `card_boxes`).
+                let titles: Vec<usize> = blocks
+                    .iter()
+                    .filter(|b| b.card_title)
+                    .map(|b| b.block)
+                    .collect();
+                if template_known && (1..=MAX_CARD_BOXES).contains(&card_boxes(&titles)) {
+                    let own_words: u64 = blocks
+                        .iter()
+                        .filter(|b| !b.card_title && !b.links && !template.contains(&b.key))
+                        .map(|b| u64::from(b.words))
+                        .sum();
+                    let box_words = inserts.words
+                        + blocks
+                            .iter()
+                            .filter(|b| b.card_title)
+                            .map(|b| u64::from(b.words))
+                            .sum::<u64>();
+                    if own_words >= box_words {
+                        titles_left_out = vec![false; page.extracted.blocks.len()];
+                        for block in blocks.iter().filter(|b| b.card_title) {
+                            titles_left_out[block.block] = true;
+                        }
+                        let kept: FxHashSet<u64> = blocks
+                            .iter()
+                            .filter(|b| !b.card_title)
+                            .map(|b| b.key)
+                            .collect();
+                        let titles: FxHashSet<u64> = blocks
+                            .iter()
+                            .filter(|b| b.card_title && !kept.contains(&b.key))
+                            .map(|b| b.key)
+                            .collect();
+                        candidates.retain(|key| !titles.contains(key));
+                        blocks.retain(|b| !b.card_title);
+                    }
+                }
                 // The page's own content: its non-template blocks, link lists left out (the
                 // link tokens weigh those), each with a sketch when substantial; a block the
                 // page repeats (a note under every method) counts once.
@@ -460,7 +510,7 @@ impl DedupStage {
         // different pages are different pages (their links are the only way to what they
         // list), while a copy with a changed "related" box or pager link stays close.
         let (mut token_hashes, mut stable_tokens) = (token_hashes, stable_tokens);
-        let link_tokens = self.content_link_tokens(name, host, &page);
+        let link_tokens = self.content_link_tokens(name, host, &page, &titles_left_out);
         token_hashes.extend_from_slice(&link_tokens);
         stable_tokens.extend_from_slice(&link_tokens);
         let mut fingerprint = DocumentFingerprint::new(name, host, PayloadDigest::of(payload));
@@ -507,10 +557,17 @@ impl DedupStage {
     }
 
     /// One token per distinct link target outside the page's chrome (`nav`, `header`,
-    /// `footer`…): the target resolved against the page and written as its path and query (so
+    /// `footer`…) and outside the card titles `left_out` of the compared text (a "trending"
+    /// box's headlines): the target resolved against the page and written as its path and query (so
     /// the same target is one token whatever the page's depth, and a mirror on another host
     /// that links to the same paths gives the same tokens), in sorted order.
-    fn content_link_tokens(&self, name: &str, host: &str, page: &PreparedPage) -> Vec<u64> {
+    fn content_link_tokens(
+        &self,
+        name: &str,
+        host: &str,
+        page: &PreparedPage,
+        left_out: &[bool],
+    ) -> Vec<u64> {
         let base = link_base(name, host);
         let blocks = &page.extracted.blocks;
         let mut tokens: Vec<u64> = page
@@ -519,9 +576,9 @@ impl DedupStage {
             .iter()
             .filter(|link| link.kind == LinkKind::Anchor)
             .filter(|link| {
-                blocks
-                    .get(link.block as usize)
-                    .is_some_and(|block| !block.in_chrome)
+                let index = link.block as usize;
+                blocks.get(index).is_some_and(|block| !block.in_chrome)
+                    && !left_out.get(index).copied().unwrap_or(false)
             })
             .filter_map(|link| link_target(&base, &link.href))
             // Seeded apart from word tokens (`hash_token`).
@@ -595,28 +652,94 @@ impl DedupStage {
 /// `teaser_blocks`, `comment_blocks`, `ad_blocks`) — among the main-content blocks
 /// (`in_main`), left out of the compared text: all of them when the rest of the main content
 /// has at least their words (a majority), none on a page that is mostly
-/// such blocks (a listing's teasers, a forum thread's comments are what it is).
-fn inserts_left_out(page: &dedupcrawl_textprep::ExtractedPage, in_main: &[bool]) -> Vec<bool> {
+/// such blocks (a listing's teasers, a forum thread's comments are what it is). The teasers'
+/// linked titles are marked to go with them, which the caller decides once it knows the
+/// host's template.
+fn inserts_left_out(page: &dedupcrawl_textprep::ExtractedPage, in_main: &[bool]) -> Inserts {
+    use dedupcrawl_textprep::TeaserPart;
     let teasers = dedupcrawl_textprep::teaser_blocks(page);
     let comments = dedupcrawl_textprep::comment_blocks(page);
     let ads = dedupcrawl_textprep::ad_blocks(page);
-    let mut inserts = vec![false; page.blocks.len()];
+    let mut left_out = vec![false; page.blocks.len()];
     let (mut insert_words, mut other_words) = (0u64, 0u64);
     for (index, block) in page.blocks.iter().enumerate() {
         if !in_main[index] {
             continue;
         }
-        inserts[index] = teasers[index] || comments[index] || ads[index];
-        if inserts[index] {
+        left_out[index] =
+            teasers[index] == Some(TeaserPart::Caption) || comments[index] || ads[index];
+        if left_out[index] {
             insert_words += u64::from(block.words);
         } else {
             other_words += u64::from(block.words);
         }
     }
     if other_words < insert_words {
-        inserts.fill(false);
+        return Inserts {
+            left_out: vec![false; page.blocks.len()],
+            card_titles: vec![false; page.blocks.len()],
+            words: 0,
+        };
     }
-    inserts
+    let card_titles = page
+        .blocks
+        .iter()
+        .enumerate()
+        .map(|(index, block)| {
+            in_main[index]
+                && teasers[index] == Some(TeaserPart::Title)
+                && block.words >= HEADLINE_WORDS
+        })
+        .collect();
+    Inserts {
+        left_out,
+        card_titles,
+        words: insert_words,
+    }
+}
+
+/// Words of a card title that is a headline (another page's title: "Top 10: Trends in Cloud
+/// Computing"), which may leave the compared text with its caption. A title of one or two
+/// words beside a caption is a name — an API item, a grammar rule, rustdoc's "Source" link —
+/// and such lists are what a reference page is: a one-page edition that dropped them would
+/// no longer hold its chapters block for block.
+const HEADLINE_WORDS: u32 = 3;
+
+/// Boxes of cards an article may carry ("Related", "Trending now") whose titles leave its
+/// compared text. A page with its cards in more places is made of them: a language
+/// reference's one-page edition shows a grammar rule (a linked line and its caption) in
+/// dozens of places, and its chapters must still find their blocks side by side in it.
+const MAX_CARD_BOXES: usize = 2;
+
+/// Blocks between two cards of one box (a card is its title, its caption and perhaps a
+/// date line).
+const CARD_SPAN: usize = 3;
+
+/// In how many boxes the card titles at these block indexes (ascending) sit: runs of titles at
+/// most [`CARD_SPAN`] blocks apart.
+fn card_boxes(titles: &[usize]) -> usize {
+    match titles.first() {
+        None => 0,
+        Some(_) => {
+            1 + titles
+                .windows(2)
+                .filter(|w| w[1] - w[0] > CARD_SPAN)
+                .count()
+        }
+    }
+}
+
+/// The blocks [`inserts_left_out`] takes out of a page's compared text.
+#[derive(Default)]
+struct Inserts {
+    /// Per block of the page: left out (the inserts; their links stay, as the cards' titles
+    /// do until the host's template is known and the article outweighs its card box).
+    left_out: Vec<bool>,
+    /// Per block: the linked title of a card whose caption is left out, when it is a headline
+    /// ([`HEADLINE_WORDS`]).
+    card_titles: Vec<bool>,
+    /// Words of the blocks left out.
+    words: u64,
 }
 
 /// A main-content block of the page being fingerprinted: its key, its tokens (a range of the
@@ -626,6 +749,12 @@ struct ContentBlock {
     range: std::ops::Range<usize>,
     links: bool,
     heading: bool,
+    /// The linked title of a card whose caption is left out ([`Inserts::card_titles`]).
+    card_title: bool,
+    /// The block's words (as the extractor counts them).
+    words: u32,
+    /// The block's index in the extracted page.
+    block: usize,
     /// The block's first characters, kept only while the view is traced.
     preview: Option<String>,
 }
@@ -734,10 +863,22 @@ mod tests {
         html
     }
 
+    #[test]
+    fn card_titles_in_one_run_are_one_box_and_apart_are_several() {
+        // A card is a title and a caption, maybe a date: titles 2-3 blocks apart.
+        assert_eq!(card_boxes(&[]), 0);
+        assert_eq!(card_boxes(&[10, 12, 15, 17]), 1);
+        assert_eq!(card_boxes(&[10, 12, 14, 40, 42, 44]), 2);
+        // A manual's grammar rules between its paragraphs: a box per chapter, too many for an
+        // article's boxes.
+        assert_eq!(card_boxes(&[5, 7, 20, 22, 35, 37]), 3);
+        assert!(card_boxes(&[5, 7, 20, 22, 35, 37]) > MAX_CARD_BOXES);
+    }
+
     fn left_out_words(html: &str) -> (u32, u32) {
         let page = dedupcrawl_textprep::extract(html);
         let in_main = vec![true; page.blocks.len()];
-        let left_out = inserts_left_out(&page, &in_main);
+        let left_out = inserts_left_out(&page, &in_main).left_out;
         let mut out = (0, 0);
         for (block, left) in page.blocks.iter().zip(left_out) {
             if left {

@@ -98,8 +98,10 @@ fn labelled_inline(block: &TextBlock) -> bool {
 }
 
 /// Whether `text` starts with a label of 8 characters or more followed at once by a capital
-/// letter. Prose does not glue a word to the next one; short labels ("Ad") are left out, as
-/// words begin with them ("AdBlock").
+/// letter or a dash, bar or middle dot ("Advertisement- Even…", from
+/// `<span>Advertisement</span>- Even…`). Prose does not glue a word to the next one; short
+/// labels ("Ad") are left out, as words begin with them ("AdBlock"); a comma or a full stop
+/// after the label is prose ("Advertisement, in the modern sense, …").
 fn glued_label(text: &str) -> bool {
     LABELS
         .iter()
@@ -110,9 +112,12 @@ fn glued_label(text: &str) -> bool {
                 && text[label.len()..]
                     .chars()
                     .next()
-                    .is_some_and(char::is_uppercase)
+                    .is_some_and(|c| c.is_uppercase() || GLUE.contains(&c))
         })
 }
+
+/// Marks that set a label apart from the text glued to it.
+const GLUE: [char; 6] = ['-', '\u{2013}', '\u{2014}', '|', '\u{b7}', '\u{2022}'];
 
 #[cfg(test)]
 mod tests {
@@ -126,6 +131,10 @@ mod tests {
         assert_eq!(ad_blocks(&extract(html)), [false; 4]);
         let inline = "<p>ADVERTISEMENT Buy shoes.</p><p>Advertising is old.</p>";
         assert_eq!(ad_blocks(&extract(inline)), [true, false]);
+        // A label glued to its text by a dash is an ad; by a comma, prose.
+        let glued = "<p><span>Advertisement</span>- Buy shoes.</p>\
+                     <p>Advertisement, in the modern sense, is old.</p>";
+        assert_eq!(ad_blocks(&extract(glued)), [true, false]);
     }
 
     #[test]

@@ -56,7 +56,7 @@ pub use main_content::{
 };
 pub use mixed_language::{LONG_TEXT_BYTES, block_languages};
 pub use normalize::{NormalizeOptions, Normalizer, NumberPolicy, for_each_word, hash_token};
-pub use teasers::teaser_blocks;
+pub use teasers::{TeaserPart, teaser_blocks};
 
 /// Which text of a page is compared.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]

@@ -6,10 +6,11 @@
 //! per request (trending, random, personalised). Its text then describes *other* pages and
 //! changes from one fetch of a page to the next: two fetches of one article look like two
 //! pages. The dedup leaves teasers out of an article's compared text (`dedupcrawl-pipeline`),
+//! and their linked titles too once it can tell the article's words from the host's template,
 //! while a page that is mostly such cards (a listing, a hub) keeps them.
 //!
 //! ```
-//! use dedupcrawl_textprep::{extract, teaser_blocks};
+//! use dedupcrawl_textprep::{TeaserPart, extract, teaser_blocks};
 //!
 //! let card = |n: u32| format!(
 //!     r#"<div class="card"><div class="t"><a href="/a{n}">Story {n} title here</a></div>
@@ -19,10 +20,11 @@
 //!     card(1), card(2), card(3));
 //! let page = extract(&html);
 //! let teasers = teaser_blocks(&page);
-//! let texts: Vec<&str> = page.blocks.iter().zip(&teasers)
-//!     .filter(|(_, t)| **t).map(|(b, _)| b.text.as_str()).collect();
-//! assert_eq!(texts.len(), 3);
-//! assert!(texts[0].starts_with("The first sentence of story 1"));
+//! let texts = |part| -> Vec<&str> { page.blocks.iter().zip(&teasers)
+//!     .filter(|(_, t)| **t == Some(part)).map(|(b, _)| b.text.as_str()).collect() };
+//! assert_eq!(texts(TeaserPart::Caption).len(), 3);
+//! assert!(texts(TeaserPart::Caption)[0].starts_with("The first sentence of story 1"));
+//! assert_eq!(texts(TeaserPart::Title), ["Story 1 title here", "Story 2 title here", "Story 3 title here"]);
 //! ```
 
 use crate::extract::{ExtractedPage, TextBlock};
@@ -32,14 +34,24 @@ const TITLE_LINK_DENSITY: f32 = 0.8;
 /// Cards at the same place of the page that make a list (one card is a link and a caption).
 const MIN_CARDS: usize = 3;
 
-/// For each block of `page`, whether it is a teaser: the text under a linked title in a
-/// small card (a linked title and a caption), three or more such cards at one place of the page.
-pub fn teaser_blocks(page: &ExtractedPage) -> Vec<bool> {
-    let mut teasers = vec![false; page.blocks.len()];
+/// A block's part in a teaser card.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TeaserPart {
+    /// The card's linked title.
+    Title,
+    /// The text under the title: the teaser itself.
+    Caption,
+}
+
+/// For each block of `page`, its part in a teaser card, if it is in one: a small card is a
+/// linked title and a caption, three or more such cards at one place of the page.
+pub fn teaser_blocks(page: &ExtractedPage) -> Vec<Option<TeaserPart>> {
+    let mut teasers = vec![None; page.blocks.len()];
     for card in crate::cards::cards(page, MIN_CARDS, &|title: &TextBlock| {
         title.link_density() >= TITLE_LINK_DENSITY
     }) {
-        teasers[card.text] = true;
+        teasers[card.header] = Some(TeaserPart::Title);
+        teasers[card.text] = Some(TeaserPart::Caption);
     }
     teasers
 }
@@ -55,7 +67,7 @@ mod tests {
         page.blocks
             .iter()
             .zip(teasers)
-            .filter(|(_, teaser)| *teaser)
+            .filter(|(_, teaser)| *teaser == Some(TeaserPart::Caption))
             .map(|(block, _)| block.text.clone())
             .collect()
     }
