@@ -397,10 +397,11 @@ impl DedupStage {
                 template_keys.sort_unstable();
                 // The titles of an article's card box leave with its captions once the
                 // article's own words (the host's template told apart) still outweigh the box:
-                // drawn per request, they change as much as the captions. Before, a listing
-                // whose few words of its own sit among the template's prose keeps its cards'
-                // titles and links, which are all that tells it from another listing, and so
-                // does a page whose cards are spread over it (see `card_boxes`).
+                // drawn per request, they change as much as the captions. Until the template
+                // is known, and always on a listing whose few own words sit among the
+                // template's prose, the titles and their links stay: they are all that tells
+                // one listing from another. So they do on a page whose cards are spread over
+                // it (see `card_boxes`).
                 let titles: Vec<usize> = blocks
                     .iter()
                     .filter(|b| b.card_title)
@@ -558,9 +559,9 @@ impl DedupStage {
 
     /// One token per distinct link target outside the page's chrome (`nav`, `header`,
     /// `footer`…) and outside the card titles `left_out` of the compared text (a "trending"
-    /// box's headlines): the target resolved against the page and written as its path and query (so
-    /// the same target is one token whatever the page's depth, and a mirror on another host
-    /// that links to the same paths gives the same tokens), in sorted order.
+    /// box's headlines): the target resolved against the page and written as its path and
+    /// query (so the same target is one token whatever the page's depth, and a mirror on
+    /// another host that links to the same paths gives the same tokens), in sorted order.
     fn content_link_tokens(
         &self,
         name: &str,

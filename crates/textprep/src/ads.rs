@@ -98,7 +98,7 @@ fn labelled_inline(block: &TextBlock) -> bool {
 }
 
 /// Whether `text` starts with a label of 8 characters or more followed at once by a capital
-/// letter or a dash, bar or middle dot ("Advertisement- Even…", from
+/// letter or a dash, bar, middle dot or bullet ("Advertisement- Even…", from
 /// `<span>Advertisement</span>- Even…`). Prose does not glue a word to the next one; short
 /// labels ("Ad") are left out, as words begin with them ("AdBlock"); a comma or a full stop
 /// after the label is prose ("Advertisement, in the modern sense, …").
