@@ -8,6 +8,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::block_postings::{containment_probes, own_blocks_of};
 use crate::candidates::near_candidates;
+use crate::cold_record::resemblance_past_template;
 use crate::own_content::{
     PAIR_SKIPS, SUBSTANTIAL_BLOCK_TOKENS, adjacent_pairs, block_overlap, part_tokens_in,
     stored_part_tokens_in,
@@ -181,8 +182,9 @@ struct ContainmentFound {
     inside: Option<(DocumentRef, f64)>,
     /// Pages inside this one, most contained first.
     around: Vec<(DocumentRef, f64)>,
-    /// A page of another host this one is a copy of by their blocks, and the resemblance.
-    copy_elsewhere: Option<(DocumentId, f64)>,
+    /// A page this one is a copy of by their blocks, and the resemblance: a page of another
+    /// host, or one of its host recorded before the host's template was told apart.
+    copy_by_blocks: Option<(DocumentId, f64)>,
 }
 
 /// The decision algorithm under one index's settings.
@@ -370,7 +372,7 @@ impl DecisionAlgorithm<'_> {
         let crossing = self.config.shingle_size.saturating_sub(1) as u32;
         let mut inside: Option<(DocumentId, f64)> = None;
         let mut around: Vec<(DocumentId, f64)> = Vec::new();
-        let mut copy_elsewhere: Option<(DocumentId, f64)> = None;
+        let mut copy_by_blocks: Option<(DocumentId, f64)> = None;
         let min = self.config.containment_min_samples;
         let contained_at = self.config.containment_threshold;
         let records = state.documents(&ids)?;
@@ -444,9 +446,9 @@ impl DecisionAlgorithm<'_> {
                     let copy_at =
                         self.config.threshold - if holds_all { ADDED_TO_COPY_DRIFT } else { 0.0 };
                     if resemblance >= copy_at
-                        && copy_elsewhere.is_none_or(|(_, best)| resemblance > best)
+                        && copy_by_blocks.is_none_or(|(_, best)| resemblance > best)
                     {
-                        copy_elsewhere = Some((id, resemblance));
+                        copy_by_blocks = Some((id, resemblance));
                     }
                 } else if doc.template_known {
                     // On one host the part's blocks must also sit side by side in the larger
@@ -467,6 +469,28 @@ impl DecisionAlgorithm<'_> {
                         );
                     }
                 }
+            }
+            // A record of the host made before its template was told apart holds chrome the
+            // page now knows as template, so the shingles put a copy of it well under the
+            // threshold: compared by own blocks, that chrome left out, it is the copy it is.
+            // Its compared text, links included, must be inside the record too, so two hubs
+            // with one heading and other links stay two, and it must have no content of its
+            // own that the record lacks: rustdoc's early records hold method docs that many
+            // types share, and a string iterator is not `iter::Once` for sharing them.
+            if same_host
+                && doc.template_known
+                && inside_share.is_some_and(|share| share >= self.config.threshold)
+                && inside_allowed()
+                && let Some(resemblance) = self.resemblance_to_cold_record(
+                    state,
+                    doc,
+                    &stored,
+                    doc_blocks.get_or_init(|| block_key_set(doc)),
+                )?
+                && resemblance >= self.config.threshold
+                && copy_by_blocks.is_none_or(|(_, best)| resemblance > best)
+            {
+                copy_by_blocks = Some((id, resemblance));
             }
             // A part too short for a sample or for the block overlap, on its host, beside a
             // page with at least twice its blocks: its tokens' share, block by block.
@@ -503,8 +527,44 @@ impl DecisionAlgorithm<'_> {
             .into_iter()
             .map(|(id, c)| Ok((self.reference(state, id)?, c)))
             .collect::<Result<_, IndexError>>()?;
-        found.copy_elsewhere = copy_elsewhere;
+        found.copy_by_blocks = copy_by_blocks;
         Ok(found)
+    }
+
+    /// [`resemblance_past_template`] of `doc` with a record of its host, the record's own
+    /// blocks that are template now left out: those on the page that are not its own content
+    /// (template or a link list there), and those on enough of the host's pages by the block
+    /// counts (a copy may lack the chrome: an AMP version is its article alone).
+    fn resemblance_to_cold_record<S: IndexStorage + ?Sized>(
+        &self,
+        state: &S,
+        doc: &DocumentFingerprint,
+        stored: &StoredDocument,
+        page_blocks: &FxHashSet<u64>,
+    ) -> Result<Option<f64>, IndexError> {
+        let own: FxHashSet<u64> = doc.own_content.iter().map(|unit| unit.key).collect();
+        let elsewhere: Vec<u64> = stored
+            .own_blocks
+            .iter()
+            .map(|block| block.key)
+            .filter(|key| !own.contains(key) && !page_blocks.contains(key))
+            .collect();
+        let host_template: FxHashSet<u64> = if elsewhere.is_empty() || doc.template_min_pages == 0 {
+            FxHashSet::default()
+        } else {
+            let counts = state.block_page_counts(&doc.host, &elsewhere)?;
+            elsewhere
+                .iter()
+                .zip(counts)
+                .filter(|&(_, count)| count >= doc.template_min_pages)
+                .map(|(&key, _)| key)
+                .collect()
+        };
+        Ok(resemblance_past_template(
+            &doc.own_content,
+            &stored.own_blocks,
+            |key| page_blocks.contains(&key) || host_template.contains(&key),
+        ))
     }
 
     /// Appends `doc` under the next id: to the log, to the in-memory structures, to the group
@@ -607,7 +667,7 @@ impl DecisionAlgorithm<'_> {
         let ContainmentFound {
             inside,
             around,
-            copy_elsewhere,
+            copy_by_blocks,
         } = match (&sample, near) {
             (_, Some((_, _, true))) | (None, _) => ContainmentFound::default(),
             (Some(sample), _) => self.find_containment(state, doc, sample)?,
@@ -615,8 +675,9 @@ impl DecisionAlgorithm<'_> {
         // Near an original, or inside one: a duplicate, linked to the closest page if one is
         // within the threshold (a page that is (almost) exactly another one is a near
         // duplicate), else to the page it is contained in. Not near an original by the
-        // estimate but a copy of another host's page by the blocks: a near duplicate of it.
-        let near = match (near, copy_elsewhere) {
+        // estimate but a copy by the blocks (of another host's page, or of a page of its host
+        // recorded before the host's template was told apart): a near duplicate of it.
+        let near = match (near, copy_by_blocks) {
             (Some((_, _, false)) | None, Some((id, resemblance))) => Some((id, resemblance, true)),
             (near, _) => near,
         };

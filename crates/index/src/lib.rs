@@ -42,6 +42,7 @@
 pub mod block_counts;
 mod block_postings;
 mod candidates;
+mod cold_record;
 mod decision;
 pub mod document_log;
 mod lookup_tables;
@@ -306,6 +307,10 @@ pub struct DocumentFingerprint {
     /// pages share blocks that are template, and their blocks vouch for no containment on
     /// the host.
     pub template_known: bool,
+    /// A block on at least this many of the host's new pages was template when `own_content`
+    /// was taken (0 until the template is known): a later decision leaves such blocks out of
+    /// a record of the host made before (see `crate::cold_record`).
+    pub template_min_pages: u32,
     /// Key of the page's first own heading (its title, as most pages put it first): a page
     /// whose title a page of its host of about its size lacks is another page, however alike
     /// the rest (see `has_own_content` in the decision).
@@ -331,6 +336,7 @@ impl DocumentFingerprint {
             own_content: Vec::new(),
             own_sequence: Vec::new(),
             template_known: false,
+            template_min_pages: 0,
             name_block: None,
             name_tokens: Vec::new(),
         }

@@ -179,6 +179,7 @@ fn as_fingerprint(document: StoredDocument) -> DocumentFingerprint {
         // Which blocks sit side by side is kept as pair keys only: no sequence to give.
         own_sequence: Vec::new(),
         template_known: false,
+        template_min_pages: 0,
         // A record keeps no title's block key, only its tokens.
         name_block: None,
         name_tokens: document.name_tokens,

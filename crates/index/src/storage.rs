@@ -132,9 +132,11 @@ pub(crate) trait IndexStorage {
     /// it as described above.
     fn append(&mut self, record: StoredDocument) -> Result<(), IndexError>;
     /// On how many originals of `host` each block fingerprint was seen (saturating at
-    /// [`crate::block_counts::COUNT_CAP`]).
+    /// [`crate::block_counts::COUNT_CAP`]), the originals this handle stored whose counts it
+    /// still keeps to write later included: a decision reads what the pipeline would.
     fn block_page_counts(&self, host: &str, fingerprints: &[u64]) -> Result<Vec<u32>, IndexError>;
-    /// How many originals of `host` are indexed (saturating like block counts).
+    /// How many originals of `host` are indexed (saturating like block counts), those whose
+    /// counts this handle still keeps included.
     fn host_page_count(&self, host: &str) -> Result<u32, IndexError>;
 }
 

@@ -376,6 +376,7 @@ impl DedupStage {
         let mut own_sequence = Vec::new();
         let mut template_keys = Vec::new();
         let mut template_known = false;
+        let mut template_min_pages = 0;
         let mut name_block = None;
         let mut name_tokens = Vec::new();
         let (view, token_hashes, stable_tokens) = match self.settings.view {
@@ -390,6 +391,9 @@ impl DedupStage {
                     (self.settings.boilerplate_min_share * f64::from(host_pages)).ceil() as u32;
                 let min_pages = self.settings.boilerplate_min_pages.max(by_share);
                 template_known = host_pages >= self.settings.boilerplate_min_pages;
+                if template_known {
+                    template_min_pages = min_pages;
+                }
                 let template: FxHashSet<u64> = candidates
                     .iter()
                     .zip(counts)
@@ -523,6 +527,7 @@ impl DedupStage {
         fingerprint.own_content = own_content;
         fingerprint.own_sequence = own_sequence;
         fingerprint.template_known = template_known;
+        fingerprint.template_min_pages = template_min_pages;
         fingerprint.name_block = name_block;
         fingerprint.name_tokens = name_tokens;
         // Text-based checks need at least one whole shingle: a one-word page ("Redirecting…")

@@ -484,25 +484,39 @@ impl IndexStorage for PgStorage<'_> {
         })
     }
 
+    /// The rows' counts plus the ones this handle keeps to write behind (as
+    /// [`DedupIndex::block_page_counts`] reads them): a decision sees every original of the
+    /// host that this worker stored before it.
     fn block_page_counts(&self, host: &str, fingerprints: &[u64]) -> Result<Vec<u32>, IndexError> {
-        let (host, wanted) = (host.to_string(), fingerprint_keys(fingerprints));
+        let (owned_host, wanted) = (host.to_string(), fingerprint_keys(fingerprints));
         let rows = self.call("read block counts", move |mut tx, crawl| async move {
-            let result = read_block_counts(&mut *tx, &crawl, &host, &wanted).await;
+            let result = read_block_counts(&mut *tx, &crawl, &owned_host, &wanted).await;
             (result, tx)
         })?;
-        Ok(block_counts_in_order(fingerprints, rows))
+        let mut counts = block_counts_in_order(fingerprints, rows);
+        let pending = self.index.lock_pending_counts();
+        for (count, &fingerprint) in counts.iter_mut().zip(fingerprints) {
+            let kept = pending.block_pages(host, fingerprint as i64);
+            *count = count.saturating_add(kept).min(COUNT_CAP);
+        }
+        Ok(counts)
     }
 
+    /// The row's count plus the originals this handle keeps to write behind.
     fn host_page_count(&self, host: &str) -> Result<u32, IndexError> {
-        let host = host.to_string();
+        let owned_host = host.to_string();
         let pages = self.call(
             "read a host's page count",
             move |mut tx, crawl| async move {
-                let result = read_host_pages(&mut *tx, &crawl, &host).await;
+                let result = read_host_pages(&mut *tx, &crawl, &owned_host).await;
                 (result, tx)
             },
         )?;
-        Ok(pages.map_or(0, capped_count))
+        let kept = self.index.lock_pending_counts().host_pages(host);
+        Ok(pages
+            .map_or(0, capped_count)
+            .saturating_add(kept)
+            .min(COUNT_CAP))
     }
 }
 

@@ -22,7 +22,7 @@ fn page_of_blocks(name: &str, host: &str, paragraphs: &[Vec<u64>]) -> DocumentFi
 
 /// A page of `paragraphs` as the pipeline makes it: a block of 12 tokens or more has a
 /// sketch, a shorter one (a heading, a one-line summary) only its key.
-fn page_of_short_and_long_blocks(
+pub fn page_of_short_and_long_blocks(
     name: &str,
     host: &str,
     paragraphs: &[Vec<u64>],

@@ -12,7 +12,9 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
 mod block_cases;
+mod cold_record_cases;
 pub use block_cases::*;
+pub use cold_record_cases::*;
 
 /// A backend under test, on state of its own, with the default [`dedupcrawl_index::IndexConfig`].
 /// [`open`](Backend::open) opens an index on that state; opening again after the last handle
@@ -31,7 +33,7 @@ pub trait Backend {
 #[macro_export]
 macro_rules! dedup_index_suite {
     ($new_backend:expr) => {
-        $crate::dedup_index_suite!(@cases $new_backend; decisions_exact_near_contained_and_new, lookup_does_not_insert_and_remove_forgets, concurrent_near_duplicates_never_both_come_back_new, reopened_index_remembers_and_rebuilds_buckets, near_duplicates_link_to_the_closest_page_and_stay_in_its_cluster, a_page_only_like_a_duplicate_and_not_like_any_original_is_new, small_documents_are_verified_by_exact_resemblance, a_copy_on_another_host_that_adds_a_note_is_a_near_duplicate, a_long_page_and_its_many_parts_find_each_other, a_sibling_with_the_same_shared_docs_is_not_listed_inside, short_parts_and_their_one_page_edition_find_each_other_by_blocks, siblings_on_one_template_that_differ_in_their_titles_are_both_kept, one_text_in_two_manuals_of_a_host_is_one_page_whatever_its_pager_and_label, a_huge_page_is_indexed_and_the_index_opens_again);
+        $crate::dedup_index_suite!(@cases $new_backend; decisions_exact_near_contained_and_new, lookup_does_not_insert_and_remove_forgets, concurrent_near_duplicates_never_both_come_back_new, reopened_index_remembers_and_rebuilds_buckets, near_duplicates_link_to_the_closest_page_and_stay_in_its_cluster, a_page_only_like_a_duplicate_and_not_like_any_original_is_new, small_documents_are_verified_by_exact_resemblance, a_copy_on_another_host_that_adds_a_note_is_a_near_duplicate, a_long_page_and_its_many_parts_find_each_other, a_sibling_with_the_same_shared_docs_is_not_listed_inside, short_parts_and_their_one_page_edition_find_each_other_by_blocks, siblings_on_one_template_that_differ_in_their_titles_are_both_kept, one_text_in_two_manuals_of_a_host_is_one_page_whatever_its_pager_and_label, a_copy_of_a_page_recorded_before_the_template_was_known_is_a_near_duplicate, a_huge_page_is_indexed_and_the_index_opens_again);
     };
     (@cases $new_backend:expr; $($case:ident),*) => {
         $(
