@@ -68,11 +68,7 @@ fn drawn_box(note: u64, draw: u64) -> Vec<u64> {
 }
 
 fn check(stage: &DedupStage, path: &str, html: &str) -> DedupDecision {
-    let url = format!("https://{HOST}{path}");
-    stage
-        .check_html(&url, HOST, html.as_bytes(), html)
-        .unwrap()
-        .decision
+    common::check(stage, HOST, path, html)
 }
 
 #[test]

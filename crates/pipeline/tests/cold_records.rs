@@ -68,11 +68,7 @@ fn listing(notes: std::ops::Range<u64>) -> String {
 }
 
 fn check(stage: &DedupStage, path: &str, html: &str) -> DedupDecision {
-    let url = format!("https://{HOST}{path}");
-    stage
-        .check_html(&url, HOST, html.as_bytes(), html)
-        .unwrap()
-        .decision
+    common::check(stage, HOST, path, html)
 }
 
 #[test]

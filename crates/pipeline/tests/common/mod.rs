@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use dedupcrawl_index::SledDedupIndex;
+use dedupcrawl_index::{DedupDecision, SledDedupIndex};
 use dedupcrawl_pipeline::{DedupSettings, DedupStage};
 use dedupcrawl_textprep::View;
 
@@ -38,4 +38,15 @@ pub fn stage(dir: &std::path::Path, view: View) -> DedupStage {
     };
     let index = SledDedupIndex::open(dir, settings.index_config()).unwrap();
     DedupStage::new(Arc::new(index), settings)
+}
+
+/// The stage's decision on `html` served at `path` of `host`.
+// Every test file compiles this module, and not all of them check pages through it.
+#[allow(dead_code)]
+pub fn check(stage: &DedupStage, host: &str, path: &str, html: &str) -> DedupDecision {
+    let url = format!("https://{host}{path}");
+    stage
+        .check_html(&url, host, html.as_bytes(), html)
+        .unwrap()
+        .decision
 }
