@@ -486,6 +486,7 @@ impl DecisionAlgorithm<'_> {
                     doc,
                     &stored,
                     doc_blocks.get_or_init(|| block_key_set(doc)),
+                    doc_own.get_or_init(|| own_key_set(doc)),
                 )?
                 && resemblance >= self.config.threshold
                 && copy_by_blocks.is_none_or(|(_, best)| resemblance > best)
@@ -541,8 +542,8 @@ impl DecisionAlgorithm<'_> {
         doc: &DocumentFingerprint,
         stored: &StoredDocument,
         page_blocks: &FxHashSet<u64>,
+        own: &FxHashSet<u64>,
     ) -> Result<Option<f64>, IndexError> {
-        let own: FxHashSet<u64> = doc.own_content.iter().map(|unit| unit.key).collect();
         let elsewhere: Vec<u64> = stored
             .own_blocks
             .iter()
