@@ -5,6 +5,10 @@
 use crate::record::{DocumentId, StoredDocument};
 use crate::{IndexConfig, IndexError};
 
+/// Version 22: a block that ends in a link is the extractor's when the text before the link
+/// is (rustdoc's version labels "1.0.0 · Source"), a host model tells blocks of links alone
+/// from blocks mostly of links, and the first page of a template a host's model has not seen
+/// goes to the extractor past its budget (the compared text of rustdoc's pages changed).
 /// Version 21: the cards of a "trending" box inside an article leave the compared text with
 /// their titles and links, not their captions only, and a label glued to an ad by a dash marks
 /// it (copies of a note with another box drawn per request were two pages).
@@ -37,7 +41,7 @@ use crate::{IndexConfig, IndexError};
 /// the document log (version 7 rebuilt them in RAM at open). Version 7: block keys are hashes of
 /// a block's normalized tokens, stored for cluster members too. Every backend stores it and
 /// refuses another one.
-pub(crate) const FORMAT_VERSION: &str = "dedupcrawl-index/21";
+pub(crate) const FORMAT_VERSION: &str = "dedupcrawl-index/22";
 
 /// The settings signatures depend on, as stored with an index: reopening with other ones is
 /// [`IndexError::ParameterMismatch`].

@@ -203,3 +203,33 @@ fn identifiers_stay_whole_and_numbers_follow_the_policy() {
     assert_eq!(masked[3], "f00x0");
     assert!(masked.contains(&"00".to_string()) && masked.contains(&"0000".to_string()));
 }
+
+/// A block's trailing link text is measured, so a claim can leave it out; a link inside the
+/// text or a block that is all link is not a tail with text before it.
+#[test]
+fn a_blocks_trailing_link_text_is_measured() {
+    let page = extract(
+        r##"<html><body>
+        <p><span>1.0.0</span> · <a href="/src/lib.rs">Source</a></p>
+        <p>Performs the operation. <a href="/more">Read more</a>  </p>
+        <p>See <a href="/docs">the docs</a> for details.</p>
+        <p><a href="/src">Source</a><a href="#x">§</a></p>
+        </body></html>"##,
+    );
+    let tail = |starts: &str| {
+        let block = page
+            .blocks
+            .iter()
+            .find(|b| b.text.starts_with(starts))
+            .expect("the block is extracted");
+        &block.text[block.text.len() - block.link_tail_bytes as usize..]
+    };
+    assert_eq!(tail("1.0.0"), "Source");
+    assert_eq!(tail("Performs"), "Read more");
+    assert_eq!(tail("See"), "");
+    assert_eq!(
+        tail("Source"),
+        "Source§",
+        "a block of links alone is all tail"
+    );
+}

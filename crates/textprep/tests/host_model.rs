@@ -49,15 +49,15 @@ fn f1((common, a, b): (u32, u32, u32)) -> f64 {
 }
 
 /// Floors a little under what this test measures (README, "Main-content extraction"): over all
-/// words 0.922 (std) to 1.000 (nomicon), per page 0.947 (std) to 1.000 (nomicon), since the
-/// extractor's verdict keeps every code block of its region (2026-11-27; std was 0.874 / 0.922
-/// before). Issue 17 asks 0.97; the mdBook hosts meet it, rustdoc's std does not (the extractor
-/// keeps a struct's trait-implementation docs on one page and drops them on the next, and the
-/// model keeps them). "By the model" counts every page past the cold start: the model's view is
-/// what those pages get, also when the extractor saw them (a recheck, a departure) and only
-/// taught the model first.
-const OVER_WORDS_FLOOR: f64 = 0.90;
-const PER_PAGE_FLOOR: f64 = 0.93;
+/// words 0.9675 (std) to 1.000 (nomicon), per page 0.962 (std) to 1.000 (nomicon) since a
+/// version label is the extractor's without its trailing "Source" link (2026-11-29; std was
+/// 0.941 / 0.959 before). Issue 17 asks 0.97; the mdBook hosts meet it, rustdoc's std does
+/// not (the extractor keeps a struct's trait-implementation docs on one page and drops them on
+/// the next, and the model keeps them). "By the model" counts every page past the cold start:
+/// the model's view is what those pages get, also when the extractor saw them (a recheck, a
+/// departure) and only taught the model first.
+const OVER_WORDS_FLOOR: f64 = 0.95;
+const PER_PAGE_FLOOR: f64 = 0.95;
 /// Pages after the cold start that the model (not the extractor) must decide, per host.
 const MIN_PAGES_BY_MODEL: usize = 30;
 

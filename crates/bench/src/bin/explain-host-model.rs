@@ -3,7 +3,9 @@
 //! `MainContent`; for each page past the cold start that the model decides, the blocks one of
 //! them keeps and the other drops, with their words.
 //!
-//! `explain-host-model DIR [PAGES]`
+//! `explain-host-model DIR [PAGES]`; it ends with the agreement over every such page, measured
+//! as `crates/textprep/tests/host_model.rs` does (word-multiset F1 over all their words, and
+//! the mean per page): with PAGES past the host's size, the whole host.
 
 use dedupcrawl_textprep::{ContentSource, MainContent, MainContentConfig, extract};
 
@@ -22,6 +24,7 @@ fn main() -> anyhow::Result<()> {
         std::collections::HashMap::<String, usize>::new(),
         std::collections::HashMap::<String, usize>::new(),
     );
+    let mut agreement = Agreement::default();
     for (n, path) in files.iter().enumerate() {
         let html = dedupcrawl_bench::load_page(path)?.html;
         let page = extract(&html);
@@ -30,6 +33,8 @@ fn main() -> anyhow::Result<()> {
             continue;
         }
         let alone = main.decide_alone(&html, None, &page, &|_| false);
+        let overlap = word_overlap(&decided.text(&page), &alone.text(&page));
+        agreement.add(overlap);
         let mut lines = Vec::new();
         let (mut page_words, mut model_only_words, mut extractor_only_words) = (0, 0, 0);
         for ((block, &model), &extractor) in page.blocks.iter().zip(&decided.mask).zip(&alone.mask)
@@ -86,5 +91,60 @@ fn main() -> anyhow::Result<()> {
             println!("{words:>6} {key}");
         }
     }
+    println!(
+        "== {} pages by the model after the first {}: F1 with the extractor {:.4} over all \
+         their words, mean per page {:.4}",
+        agreement.pages,
+        config.cold_start_pages,
+        f1(agreement.words),
+        agreement.per_page_sum / agreement.pages.max(1) as f64
+    );
     Ok(())
+}
+
+/// Words two texts share (as multisets) and the words of each, the words split as in
+/// `crates/textprep/tests/host_model.rs`.
+fn word_overlap(a: &str, b: &str) -> (u64, u64, u64) {
+    let count = |text: &str| {
+        let mut counts = std::collections::HashMap::<String, u64>::new();
+        for word in text
+            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .filter(|w| !w.is_empty())
+        {
+            *counts.entry(word.to_lowercase()).or_default() += 1;
+        }
+        counts
+    };
+    let (a, b) = (count(a), count(b));
+    let common = a
+        .iter()
+        .map(|(word, &n)| n.min(b.get(word).copied().unwrap_or(0)))
+        .sum();
+    (common, a.values().sum(), b.values().sum())
+}
+
+fn f1((common, a, b): (u64, u64, u64)) -> f64 {
+    if a + b == 0 {
+        1.0
+    } else {
+        2.0 * common as f64 / (a + b) as f64
+    }
+}
+
+/// The pooled overlap of the pages seen, and their per-page F1.
+#[derive(Default)]
+struct Agreement {
+    words: (u64, u64, u64),
+    per_page_sum: f64,
+    pages: usize,
+}
+
+impl Agreement {
+    fn add(&mut self, overlap: (u64, u64, u64)) {
+        self.words.0 += overlap.0;
+        self.words.1 += overlap.1;
+        self.words.2 += overlap.2;
+        self.per_page_sum += f1(overlap);
+        self.pages += 1;
+    }
 }

@@ -71,6 +71,9 @@ struct SinkState {
     current: String,
     current_chars: u32,
     current_link_chars: u32,
+    /// Where in `current` the run of link text it ends in starts (see
+    /// [`TextBlock::link_tail_bytes`]), `None` when it does not end in a link.
+    current_link_tail: Option<usize>,
     /// The block being read holds a `rel="next"`/`rel="prev"` link.
     current_pager: bool,
     current_kind: Option<BlockKind>,
@@ -131,6 +134,9 @@ impl SinkState {
                 kind: self.current_kind.unwrap_or(BlockKind::Other),
                 chars: self.current_chars,
                 link_chars: self.current_link_chars,
+                link_tail_bytes: self
+                    .current_link_tail
+                    .map_or(0, |start| text.len().saturating_sub(start) as u32),
                 // The buffer holds single spaces only: words = spaces + 1.
                 words: text.bytes().filter(|&b| b == b' ').count() as u32 + 1,
                 fingerprint: block_fingerprint(text),
@@ -144,6 +150,7 @@ impl SinkState {
         self.current.clear();
         self.current_chars = 0;
         self.current_link_chars = 0;
+        self.current_link_tail = None;
         self.current_pager = false;
         self.current_kind = None;
         self.pending_space = false;
@@ -178,6 +185,11 @@ impl SinkState {
                 }
                 self.pending_space = true;
             } else if c != '\0' {
+                if !in_link {
+                    self.current_link_tail = None;
+                } else if self.current_link_tail.is_none() {
+                    self.current_link_tail = Some(self.current.len());
+                }
                 self.current.push(c);
                 self.pending_space = false;
                 self.current_chars += 1;

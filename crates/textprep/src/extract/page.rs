@@ -22,6 +22,12 @@ pub struct TextBlock {
     pub chars: u32,
     /// Non-whitespace characters inside `<a href>` links.
     pub link_chars: u32,
+    /// Bytes of [`text`](Self::text) at its end that are link text with nothing but
+    /// whitespace between them (0 when the block does not end in a link): the "Source" of a
+    /// rustdoc version label "1.0.0 · Source", a "Read more", a permalink "¶", which
+    /// extractors drop from text they keep.
+    #[serde(default)]
+    pub link_tail_bytes: u32,
     /// Whitespace-separated words.
     pub words: u32,
     /// [`block_fingerprint`] of the text, computed once at extraction.
@@ -84,6 +90,7 @@ impl TextBlock {
             kind,
             chars,
             link_chars: 0,
+            link_tail_bytes: 0,
             in_chrome: false,
             path: 0,
             shape: 0,

@@ -164,7 +164,30 @@ fn claimed_blocks(blocks: &[TextBlock], kept: &mut KeptText) -> Vec<bool> {
         (CLAIM_SHARE, false),
         (CLAIM_SHARE, true),
     ];
-    for (units, words) in [(&units, &unit_words), (&cells, &cell_words)] {
+    // A block that ends in a link, as its text before that link: tried after every whole
+    // block (see [`link_free_head`]). Outside page chrome, and of 3 words or more: a head of
+    // one or two ("Posted by" of "Posted by admin") is found in almost any text.
+    let head_words: Vec<Vec<u64>> = units
+        .iter()
+        .map(|unit| {
+            let block = &blocks[unit.start];
+            let head = (unit.len() == 1 && !block.in_chrome)
+                .then(|| link_free_head(block))
+                .flatten()
+                .map(word_hashes)
+                .unwrap_or_default();
+            if head.len() >= HEAD_MIN_WORDS {
+                head
+            } else {
+                Vec::new()
+            }
+        })
+        .collect();
+    for (units, words) in [
+        (&units, &unit_words),
+        (&cells, &cell_words),
+        (&units, &head_words),
+    ] {
         for (share, in_chrome) in stages {
             for (unit, words) in units.iter().zip(words) {
                 let first = &blocks[unit.start];
@@ -178,7 +201,7 @@ fn claimed_blocks(blocks: &[TextBlock], kept: &mut KeptText) -> Vec<bool> {
                     && first.in_chrome
                     && first.kind != BlockKind::Heading
                     && first.word_count() <= 2;
-                if !menu_item && kept.claim(words, share) {
+                if !menu_item && !words.is_empty() && kept.claim(words, share) {
                     mask[unit.clone()].iter_mut().for_each(|keep| *keep = true);
                 }
             }
@@ -186,6 +209,23 @@ fn claimed_blocks(blocks: &[TextBlock], kept: &mut KeptText) -> Vec<bool> {
     }
     mask
 }
+
+/// The text of a block that ends in a link before that link, when there is text before it:
+/// extractors drop a trailing link from text they keep (rs-trafilatura keeps rustdoc's version
+/// label "1.0.0 · Source" as "1.0.0 ·"), and a short block then lacks the share of its word
+/// pairs that [`KeptText::claim`] asks, while a longer one ("1.14.0 (const: unstable) ·
+/// Source") has it: one page of a template kept its labels and the next dropped them.
+fn link_free_head(block: &TextBlock) -> Option<&str> {
+    let tail = block.link_tail_bytes as usize;
+    if tail == 0 || tail >= block.text.len() {
+        return None;
+    }
+    block.text.get(..block.text.len() - tail)
+}
+
+/// Words (as [`word_hashes`] cuts them: "1.0.0 ·" is three) the text of a block before its
+/// trailing link needs to be claimed on its own.
+const HEAD_MIN_WORDS: usize = 3;
 
 /// Share of the extractor's kept text that the element holding a page's content region holds.
 const REGION_SHARE: f64 = 0.8;
@@ -268,6 +308,26 @@ mod tests {
         assert_eq!(
             claimed(html, "Mutably borrows from an owned value. Read more"),
             ["Mutably borrows from an owned value. Read more"]
+        );
+    }
+
+    /// rs-trafilatura keeps rustdoc's version label "1.0.0 · Source" as "1.0.0 ·": the label
+    /// is kept without its trailing link, as a longer label whose share of word pairs is
+    /// enough with the link ("1.14.0 (const: unstable) · Source") always was. A block that is
+    /// only a link has nothing left and stays out, and a head of two words ("Posted by") is
+    /// too little to find.
+    #[test]
+    fn a_block_is_claimed_without_its_trailing_link() {
+        let html = "<html><body><main><p>1.0.0 · <a href=\"/src\">Source</a></p>\
+            <p>1.14.0 (const: unstable) · <a href=\"/src\">Source</a></p>\
+            <p><a href=\"/src\">Source</a></p><p>Posted by <a href=\"/u\">admin</a></p>\
+            </main></body></html>";
+        assert_eq!(
+            claimed(
+                html,
+                "1.0.0 ·\n1.14.0 (const: unstable ) ·\nSourcery\nPosted by the river"
+            ),
+            ["1.0.0 · Source", "1.14.0 (const: unstable) · Source"]
         );
     }
 
