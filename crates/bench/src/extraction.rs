@@ -141,12 +141,20 @@ pub struct PageScore {
     pub f1: f64,
 }
 
+/// The words two texts share (as multisets) and the words of each: `(common, a, b)`, words
+/// being runs of letters, digits and `_`, lowercased.
+pub fn word_overlap(a: &str, b: &str) -> (u32, u32, u32) {
+    let (a, b) = (word_counts(a), word_counts(b));
+    let common = a
+        .iter()
+        .map(|(w, &n)| n.min(b.get(w).copied().unwrap_or(0)))
+        .sum();
+    (common, a.values().sum(), b.values().sum())
+}
+
 /// Word-multiset precision/recall/F1 of `output` against `reference`.
 pub fn score(output: &str, reference: &str) -> PageScore {
-    let out = word_counts(output);
-    let truth = word_counts(reference);
-    let out_total: u32 = out.values().sum();
-    let truth_total: u32 = truth.values().sum();
+    let (common, out_total, truth_total) = word_overlap(output, reference);
     if out_total == 0 && truth_total == 0 {
         return PageScore {
             precision: 1.0,
@@ -154,10 +162,6 @@ pub fn score(output: &str, reference: &str) -> PageScore {
             f1: 1.0,
         };
     }
-    let common: u32 = out
-        .iter()
-        .map(|(w, &n)| n.min(truth.get(w).copied().unwrap_or(0)))
-        .sum();
     let precision = if out_total == 0 {
         0.0
     } else {

@@ -6,9 +6,8 @@ use crate::record::{DocumentId, StoredDocument};
 use crate::{IndexConfig, IndexError};
 
 /// Version 22: a block that ends in a link is the extractor's when the text before the link
-/// is (rustdoc's version labels "1.0.0 · Source"), a host model tells blocks of links alone
-/// from blocks mostly of links, and the first page of a template a host's model has not seen
-/// goes to the extractor past its budget (the compared text of rustdoc's pages changed).
+/// is (rustdoc's version labels "1.0.0 · Source"), and a host model tells blocks of links
+/// alone from blocks mostly of links (the compared text of rustdoc's pages changed).
 /// Version 21: the cards of a "trending" box inside an article leave the compared text with
 /// their titles and links, not their captions only, and a label glued to an ad by a dash marks
 /// it (copies of a note with another box drawn per request were two pages).

@@ -1,7 +1,7 @@
 //! A host that serves pages of a second generator after the model learnt the first: the
 //! second's pages are not decided by the first's shapes (element names alone).
 
-use dedupcrawl_textprep::{HostContentModel, MainContent, MainContentConfig, extract};
+use dedupcrawl_textprep::{HostContentModel, extract};
 
 /// An API page: a signature box the extractor drops and a list of members it keeps.
 fn api_page(name: &str) -> String {
@@ -58,67 +58,5 @@ fn a_page_of_an_unseen_template_keeps_its_text() {
     assert!(
         !kept.iter().any(|text| text.contains("Installing")),
         "the table of contents is page chrome: {kept:?}"
-    );
-}
-
-/// A page of `template` (its wrapper's class, letters only: digits are left out of paths),
-/// with `padding` bytes of comment so that its size alone spends the extractor's budget.
-fn templated_page(template: &str, topic: &str, padding: usize) -> String {
-    format!(
-        "<html><body class=\"{template}\"><div class=\"content\"><h1>About {topic}</h1>\
-         <p>This page tells the reader about {topic}, how it began and what it is used for \
-         today, in a few plain sentences.</p><p>More on {topic} follows in the next pages of \
-         this section, one for each of its parts.</p></div>\
-         <div class=\"related\"><a href=\"/a\">Start</a> <a href=\"/b\">Index</a></div>\
-         <!--{}--></body></html>",
-        "x".repeat(padding)
-    )
-}
-
-/// Past the host's extractor budget, the first page of a template the model never saw still
-/// goes to the extractor (the verdict on its paths is settled by that page for the rest of
-/// the run), a bounded number of times per host; a page of a template the model knows does
-/// not.
-#[test]
-fn a_new_template_goes_to_the_extractor_past_the_budget() {
-    let main = MainContent::new(MainContentConfig {
-        max_extractor_share: 0.0,
-        ..MainContentConfig::default()
-    });
-    let topics = [
-        "rivers",
-        "mountains",
-        "forests",
-        "deserts",
-        "islands",
-        "glaciers",
-    ];
-    for topic in topics.iter().cycle().take(25) {
-        let html = templated_page("article", topic, 0);
-        main.decide("example.org", &html, None, &extract(&html));
-    }
-    let extracted = |main: &MainContent| main.extractor_use().pages;
-    // The slack of the budget spent by one large page of the known template.
-    let large = templated_page("article", "lakes", 400_000);
-    main.decide("example.org", &large, None, &extract(&large));
-    let before = extracted(&main);
-    let known = templated_page("article", "oceans", 400_000);
-    main.decide("example.org", &known, None, &extract(&known));
-    assert_eq!(
-        extracted(&main),
-        before,
-        "a known template: the model decides"
-    );
-    let templates: Vec<String> = ('a'..='z')
-        .map(|letter| format!("page-kind-{letter}{letter}"))
-        .collect();
-    for template in &templates {
-        let html = templated_page(template, "volcanoes", 400_000);
-        main.decide("example.org", &html, None, &extract(&html));
-    }
-    assert_eq!(
-        extracted(&main) - before,
-        16,
-        "each new template goes to the extractor, 16 of them per host"
     );
 }

@@ -7,6 +7,7 @@
 //! as `crates/textprep/tests/host_model.rs` does (word-multiset F1 over all their words, and
 //! the mean per page): with PAGES past the host's size, the whole host.
 
+use dedupcrawl_bench::extraction::word_overlap;
 use dedupcrawl_textprep::{ContentSource, MainContent, MainContentConfig, extract};
 
 fn main() -> anyhow::Result<()> {
@@ -33,8 +34,13 @@ fn main() -> anyhow::Result<()> {
             continue;
         }
         let alone = main.decide_alone(&html, None, &page, &|_| false);
-        let overlap = word_overlap(&decided.text(&page), &alone.text(&page));
-        agreement.add(overlap);
+        let (common, model_words, extractor_words) =
+            word_overlap(&decided.text(&page), &alone.text(&page));
+        agreement.add((
+            u64::from(common),
+            u64::from(model_words),
+            u64::from(extractor_words),
+        ));
         let mut lines = Vec::new();
         let (mut page_words, mut model_only_words, mut extractor_only_words) = (0, 0, 0);
         for ((block, &model), &extractor) in page.blocks.iter().zip(&decided.mask).zip(&alone.mask)
@@ -100,27 +106,6 @@ fn main() -> anyhow::Result<()> {
         agreement.per_page_sum / agreement.pages.max(1) as f64
     );
     Ok(())
-}
-
-/// Words two texts share (as multisets) and the words of each, the words split as in
-/// `crates/textprep/tests/host_model.rs`.
-fn word_overlap(a: &str, b: &str) -> (u64, u64, u64) {
-    let count = |text: &str| {
-        let mut counts = std::collections::HashMap::<String, u64>::new();
-        for word in text
-            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
-            .filter(|w| !w.is_empty())
-        {
-            *counts.entry(word.to_lowercase()).or_default() += 1;
-        }
-        counts
-    };
-    let (a, b) = (count(a), count(b));
-    let common = a
-        .iter()
-        .map(|(word, &n)| n.min(b.get(word).copied().unwrap_or(0)))
-        .sum();
-    (common, a.values().sum(), b.values().sum())
 }
 
 fn f1((common, a, b): (u64, u64, u64)) -> f64 {

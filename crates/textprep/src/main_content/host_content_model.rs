@@ -98,16 +98,6 @@ const TEXT_MIN_PAGES: u32 = 2;
 /// at many places in many roles; a sentence is one thing.
 const TEXT_MIN_WORDS: u32 = 5;
 
-/// How a host's model stands to a page: see [`HostContentModel::recognise`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct Recognition {
-    /// The model would give the page a mask ([`HostContentModel::predict`] is `Some`).
-    pub(super) known: bool,
-    /// The page is of a template the model has not seen
-    /// ([`HostContentModel::is_new_template`]).
-    pub(super) new_template: bool,
-}
-
 /// What a host's pages teach about where its content lives.
 #[derive(Debug, Clone, Default)]
 pub struct HostContentModel {
@@ -278,46 +268,6 @@ impl HostContentModel {
             .collect()
     }
 
-    /// Whether more than [`NEW_TEMPLATE_SHARE`] of the page's text sits at paths the model has
-    /// neither votes nor a settled verdict for: a template the host's pages so far did not
-    /// show (see [`view`](Self::view)).
-    fn is_new_template(&self, page: &ExtractedPage) -> bool {
-        let (mut unknown_chars, mut total_chars) = (0u64, 0u64);
-        for block in &page.blocks {
-            total_chars += u64::from(block.chars);
-            if self.is_new_path(block) {
-                unknown_chars += u64::from(block.chars);
-            }
-        }
-        unknown_chars as f64 > NEW_TEMPLATE_SHARE * total_chars as f64
-    }
-
-    fn is_new_path(&self, block: &TextBlock) -> bool {
-        let [path, _] = model_keys(block);
-        !self.settled.contains_key(&path) && self.path_votes(path) == PathKnown::Unknown
-    }
-
-    /// [`predict`](Self::predict) and [`is_new_template`](Self::is_new_template) in one pass,
-    /// without the mask: how a host's page is routed.
-    pub(super) fn recognise(&self, page: &ExtractedPage, max_unknown_share: f64) -> Recognition {
-        let (mut total, mut unknown, mut new_paths, mut keeps_some) = (0u64, 0u64, 0u64, false);
-        for block in &page.blocks {
-            let chars = u64::from(block.chars);
-            total += chars;
-            match self.verdict(block) {
-                Some(keep) => keeps_some |= keep,
-                None => unknown += chars,
-            }
-            if self.is_new_path(block) {
-                new_paths += chars;
-            }
-        }
-        Recognition {
-            known: keeps_some && unknown as f64 / total.max(1) as f64 <= max_unknown_share,
-            new_template: new_paths as f64 > NEW_TEMPLATE_SHARE * total as f64,
-        }
-    }
-
     /// The view of a page past the cold start: [`predict_filled`](Self::predict_filled), with
     /// each block key's verdict settled the first time it is asked and kept from then on. The
     /// votes go on moving as the model learns; a verdict that followed them would give two
@@ -338,7 +288,15 @@ impl HostContentModel {
         page: &ExtractedPage,
         fallback: &dyn Fn(&TextBlock) -> bool,
     ) -> Vec<bool> {
-        let departs = self.is_new_template(page);
+        let (mut unknown_chars, mut total_chars) = (0u64, 0u64);
+        for block in &page.blocks {
+            let [path, _] = model_keys(block);
+            total_chars += u64::from(block.chars);
+            if !self.settled.contains_key(&path) && self.path_votes(path) == PathKnown::Unknown {
+                unknown_chars += u64::from(block.chars);
+            }
+        }
+        let departs = unknown_chars as f64 > NEW_TEMPLATE_SHARE * total_chars as f64;
         page.blocks
             .iter()
             .map(|block| {

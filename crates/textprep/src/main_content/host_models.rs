@@ -8,7 +8,7 @@ use rustc_hash::FxHashMap;
 
 use super::config::MainContentConfig;
 use super::content_mask::{ContentMask, ContentSource};
-use super::host_content_model::{HostContentModel, Recognition};
+use super::host_content_model::HostContentModel;
 use super::page_extractor::{EXTRACTOR_MAX_BYTES, decide_alone};
 use crate::extract::{ExtractedPage, TextBlock};
 
@@ -60,21 +60,7 @@ struct HostState {
     /// HTML bytes of the pages seen past the cold start, and of those the extractor saw.
     warm_bytes_seen: u64,
     warm_bytes_extracted: u64,
-    /// Pages of a template new to the model that the extractor saw past the byte budget
-    /// (see [`NEW_TEMPLATE_EXTRACTIONS`]).
-    new_templates_extracted: u32,
 }
-
-/// Pages of a template the host's model has not seen that go to the extractor even when the
-/// host's extractor budget is spent, per host. The first page of a new template settles the
-/// verdict of its paths for the rest of the run ([`HostContentModel::view`]); decided by the
-/// fallback, its unknown blocks are kept unless in page chrome, and so they stay on every
-/// later page of that template. rustdoc gives each kind of item a template of its own (its
-/// `<body>` class): the first function page met past the budget kept its "Skip to main
-/// content" link, item heading and "Source" label, on every function page after it (README,
-/// Benchmarks: host model against the extractor). Bounded per host, so a host whose every
-/// page is a new template costs at most this many extra extractions.
-const NEW_TEMPLATE_EXTRACTIONS: u32 = 16;
 
 #[derive(Debug, Default)]
 struct HostModels {
@@ -193,13 +179,8 @@ impl MainContent {
         state.warm_bytes_seen += html_bytes;
         let recheck = self.config.recheck_every;
         let is_recheck = recheck > 0 && state.pages_seen.is_multiple_of(recheck);
-        // A page of a template the model has not seen may still be "known" by its blocks'
-        // shapes (element names alone); its paths are what the view settles.
-        let Recognition {
-            known,
-            new_template,
-        } = state.model.recognise(page, self.config.max_unknown_share);
-        if !is_recheck && known && !new_template {
+        let known = state.model.predict(page, self.config.max_unknown_share);
+        if !is_recheck && known.is_some() {
             return Route::Model;
         }
         // A recheck or a page that departs from the model. The extractor costs ten to sixteen
@@ -208,10 +189,7 @@ impl MainContent {
         let budget = self.config.max_extractor_share * state.warm_bytes_seen as f64
             + EXTRACTOR_BUDGET_SLACK_BYTES;
         if (state.warm_bytes_extracted + html_bytes) as f64 > budget {
-            if !new_template || state.new_templates_extracted >= NEW_TEMPLATE_EXTRACTIONS {
-                return Route::Model;
-            }
-            state.new_templates_extracted += 1;
+            return Route::Model;
         }
         state.warm_bytes_extracted += html_bytes;
         Route::Extractor
