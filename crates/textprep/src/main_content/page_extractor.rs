@@ -171,16 +171,12 @@ fn claimed_blocks(blocks: &[TextBlock], kept: &mut KeptText) -> Vec<bool> {
         .iter()
         .map(|unit| {
             let block = &blocks[unit.start];
-            let head = (unit.len() == 1 && !block.in_chrome)
+            (unit.len() == 1 && !block.in_chrome)
                 .then(|| link_free_head(block))
                 .flatten()
                 .map(word_hashes)
-                .unwrap_or_default();
-            if head.len() >= HEAD_MIN_WORDS {
-                head
-            } else {
-                Vec::new()
-            }
+                .filter(|head| head.len() >= HEAD_MIN_WORDS)
+                .unwrap_or_default()
         })
         .collect();
     for (units, words) in [
@@ -201,7 +197,8 @@ fn claimed_blocks(blocks: &[TextBlock], kept: &mut KeptText) -> Vec<bool> {
                     && first.in_chrome
                     && first.kind != BlockKind::Heading
                     && first.word_count() <= 2;
-                if !menu_item && !words.is_empty() && kept.claim(words, share) {
+                // A unit with no words to try (no head) claims nothing.
+                if !menu_item && kept.claim(words, share) {
                     mask[unit.clone()].iter_mut().for_each(|keep| *keep = true);
                 }
             }
