@@ -3,23 +3,44 @@
 //! `MainContent`; for each page past the cold start that the model decides, the blocks one of
 //! them keeps and the other drops, with their words.
 //!
-//! `explain-host-model DIR [PAGES]`; it ends with the agreement over every such page, measured
-//! as `crates/textprep/tests/host_model.rs` does (word-multiset F1 over all their words, and
-//! the mean per page): with PAGES past the host's size, the whole host.
+//! `explain-host-model DIR [PAGES] [--cold-start-pages N] [--max-extractor-share X]`; it ends
+//! with the agreement over every such page, measured as `crates/textprep/tests/host_model.rs`
+//! does (word-multiset F1 over all their words, and the mean per page): with PAGES past the
+//! host's size, the whole host. The two settings replace the defaults of
+//! `[dedup.text.main_content]`, to see how far the model can follow the extractor.
 
 use dedupcrawl_bench::extraction::word_overlap;
 use dedupcrawl_textprep::{ContentSource, MainContent, MainContentConfig, extract};
 
 fn main() -> anyhow::Result<()> {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let dir = args
-        .first()
-        .ok_or_else(|| anyhow::anyhow!("usage: explain-host-model DIR [PAGES]"))?;
-    let limit: usize = args.get(1).and_then(|n| n.parse().ok()).unwrap_or(120);
+    const USAGE: &str = "usage: explain-host-model DIR [PAGES] [--cold-start-pages N] \
+                         [--max-extractor-share X]";
+    let mut positional = Vec::new();
+    let mut config = MainContentConfig::default();
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        let mut value = || {
+            args.next()
+                .ok_or_else(|| anyhow::anyhow!("{arg} needs a value; {USAGE}"))
+        };
+        match arg.as_str() {
+            // The cold start at this length exactly: its early end is turned off.
+            "--cold-start-pages" => {
+                config.cold_start_pages = value()?.parse()?;
+                config.warm_after_predicted_pages = 0;
+            }
+            "--max-extractor-share" => config.max_extractor_share = value()?.parse()?,
+            _ => positional.push(arg),
+        }
+    }
+    let dir = positional.first().ok_or_else(|| anyhow::anyhow!(USAGE))?;
+    let limit: usize = positional
+        .get(1)
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(120);
     let mut files = dedupcrawl_bench::html_files(std::path::Path::new(dir));
     let step = (files.len() / limit).max(1);
     files = files.into_iter().step_by(step).take(limit).collect();
-    let config = MainContentConfig::default();
     let main = MainContent::new(config);
     let (mut only_model, mut only_extractor) = (
         std::collections::HashMap::<String, usize>::new(),
