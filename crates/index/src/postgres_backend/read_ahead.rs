@@ -1,8 +1,9 @@
 //! The first reads of a decision in the round trip that takes its locks (the server-side
-//! function `index_decision_reads`, migrations/20261126100100_index_decision_reads.sql): exact
-//! digests, LSH candidates and the containment candidates (ranked by the server), with the
-//! records the algorithm reads
-//! next. [`PgStorage`](super::PgStorage) answers the algorithm's calls from them when it asks
+//! function `index_decision_reads`, migrations/20261126100100_index_decision_reads.sql and
+//! 20261129070000_index_decision_reads_posting_lists.sql): exact digests, LSH candidates with
+//! their records, and the posting lists of the containment probes, from which the containment
+//! candidates are ranked here ([`rank_posted`]; their records come with the algorithm's next
+//! read). [`PgStorage`](super::PgStorage) answers the algorithm's calls from them when it asks
 //! for exactly what was read ahead, and asks the database otherwise: what was read ahead is a
 //! cache of one decision's reads, never a second source of truth (the algorithm may change
 //! what it reads; it then only costs round trips).
@@ -82,8 +83,8 @@ struct DigestsRead {
     found: (Option<DocumentId>, Option<DocumentId>),
 }
 
-/// One row of `index_decision_reads`: kind, key, id, record.
-type Row = (i8, i64, i64, Option<Vec<u8>>);
+/// One row of `index_decision_reads`: kind, key, id, record, a posting list's ids.
+type Row = (i8, i64, i64, Option<Vec<u8>>, Option<Vec<i64>>);
 
 impl ReadAhead {
     /// Takes the locks of the decision and reads `reads` ahead, in the transaction.
@@ -132,16 +133,23 @@ impl ReadAhead {
         let mut ahead = ReadAhead::default();
         let (mut payload, mut tokens) = (None, None);
         let mut candidates: Vec<(i64, DocumentId)> = Vec::new();
-        let mut most_posted: Vec<(i64, DocumentId)> = Vec::new();
+        let mut posting_lists: Vec<Vec<i64>> = Vec::new();
         let mut full_bands = vec![false; reads.band_keys.len()];
         let mut full_samples: Vec<u64> = Vec::new();
-        for (kind, key, id, record) in rows {
+        for (kind, key, id, record, ids) in rows {
             let id = document_id(id)?;
             match kind as u8 {
                 b'p' => payload = Some(id),
                 b't' => tokens = Some(id),
                 b'b' => candidates.push((key, id)),
-                b'r' => most_posted.push((key, id)),
+                b'l' => {
+                    let ids = ids.unwrap_or_default();
+                    if ids.len() >= MAX_POSTINGS_PER_SAMPLE {
+                        full_samples.push(key as u64);
+                    }
+                    posting_lists.push(ids);
+                    continue;
+                }
                 b'B' => {
                     if let Some(full) = usize::try_from(key)
                         .ok()
@@ -178,12 +186,11 @@ impl ReadAhead {
             candidates.into_iter().map(|(_, id)| id).collect(),
         ));
         if reads.rank {
-            most_posted.sort_unstable();
-            ahead.most_posted = Some((
-                reads.samples.clone(),
-                reads.candidates,
-                most_posted.into_iter().map(|(_, id)| id).collect(),
-            ));
+            let most_posted = rank_posted(&posting_lists, reads.candidates)
+                .into_iter()
+                .map(document_id)
+                .collect::<Result<Vec<_>, _>>()?;
+            ahead.most_posted = Some((reads.samples.clone(), reads.candidates, most_posted));
         }
         Ok(ahead)
     }
@@ -244,5 +251,40 @@ impl ReadAhead {
     pub(super) fn most_posted(&self, samples: &[u64], limit: usize) -> Option<Vec<DocumentId>> {
         let (keys, read_limit, ids) = self.most_posted.as_ref()?;
         (keys == samples && limit == *read_limit).then(|| ids.clone())
+    }
+}
+
+/// The `limit` ids in the most of `lists` (ties: the smaller id first): the containment
+/// candidates, ranked as `PgStorage::most_posted`'s query ranks them in the server
+/// (`GROUP BY id ORDER BY count(*) DESC, id LIMIT n`).
+pub(super) fn rank_posted(lists: &[Vec<i64>], limit: usize) -> Vec<i64> {
+    let mut counts: HashMap<i64, u32> = HashMap::new();
+    for &id in lists.iter().flatten() {
+        *counts.entry(id).or_default() += 1;
+    }
+    let mut ranked: Vec<(u32, i64)> = counts.into_iter().map(|(id, n)| (n, id)).collect();
+    let by_rank = |a: &(u32, i64), b: &(u32, i64)| b.0.cmp(&a.0).then(a.1.cmp(&b.1));
+    if ranked.len() > limit && limit > 0 {
+        ranked.select_nth_unstable_by(limit - 1, by_rank);
+    }
+    ranked.truncate(limit);
+    ranked.sort_unstable_by(by_rank);
+    ranked.into_iter().map(|(_, id)| id).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rank_posted;
+
+    #[test]
+    fn candidates_are_ranked_by_lists_then_by_the_smaller_id() {
+        let lists = vec![vec![1, 2, 3, 9], vec![2, 3, 9], vec![3, 5], vec![9, 7]];
+        // 3 and 9 are in three lists (3 first: smaller), 2 in two, then 1, 5, 7 in one.
+        assert_eq!(rank_posted(&lists, 4), vec![3, 9, 2, 1]);
+        assert_eq!(rank_posted(&lists, 10), vec![3, 9, 2, 1, 5, 7]);
+        assert_eq!(rank_posted(&lists, 0), Vec::<i64>::new());
+        // A list given twice (its sample probed twice) counts twice, as the server's join did.
+        let twice = vec![vec![4, 8], vec![4, 8], vec![1, 8]];
+        assert_eq!(rank_posted(&twice, 2), vec![8, 4]);
     }
 }

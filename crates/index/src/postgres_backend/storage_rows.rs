@@ -338,7 +338,8 @@ impl IndexStorage for PgStorage<'_> {
             .collect())
     }
 
-    /// Ranked where the postings are: one row a candidate, not hundreds of postings.
+    /// Ranked where the postings are (one row a candidate, not hundreds of postings) when the
+    /// read-ahead did not rank them (`read_ahead::rank_posted`).
     fn most_posted(
         &self,
         sample_values: &[u64],
