@@ -127,6 +127,7 @@ mod revisit_page;
 mod robots_sitemaps;
 mod schedule_book;
 mod site_schedule;
+mod size_samples;
 mod sled_crawl_state;
 mod soft_404;
 mod soft_404_model;

@@ -11,9 +11,6 @@ use crate::context::Engine;
 use crate::crawl_log::{Decision, LogLine};
 use crate::output_paths::{OutputPaths, warc_files};
 
-/// How often the gauges (frontier, index, WARC sizes) are sampled.
-pub(crate) const SAMPLE_EVERY: Duration = Duration::from_secs(1);
-
 /// Tells the observer about one crawl-log line (also the lines of earlier runs on resume, so
 /// its counters equal `report.json`).
 pub fn observe_line(observer: &CrawlObserver, line: &LogLine) {
@@ -65,9 +62,11 @@ impl Engine {
         self.observer.host_paused(host, reason, pause);
     }
 
-    /// Samples frontier, index and WARC sizes into the observer. Sizes that cannot be read
-    /// right now count as 0 for this sample.
-    pub(crate) fn observe_sizes(&self) {
+    /// Samples frontier, index and WARC sizes into the observer, and returns them. Sizes that
+    /// cannot be read right now count as 0 for this sample. A store may count rows for them
+    /// (PostgreSQL): the main loop calls this off its thread, as often as
+    /// [`SizeSamples`](crate::size_samples::SizeSamples) says.
+    pub(crate) fn observe_sizes(&self) -> Gauges {
         let frontier = self.frontier.stats().ok();
         let index_documents = self
             .stage
@@ -85,11 +84,13 @@ impl Engine {
                     .sum()
             })
             .unwrap_or(0);
-        self.observer.gauges(Gauges {
+        let gauges = Gauges {
             queued: frontier.as_ref().map_or(0, |f| f.queued),
             in_flight: frontier.as_ref().map_or(0, |f| f.in_flight),
             index_documents,
             warc_bytes,
-        });
+        };
+        self.observer.gauges(gauges);
+        gauges
     }
 }

@@ -5,6 +5,7 @@ use std::io::IsTerminal;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
+use dedupcrawl_observe::Gauges;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::config::CrawlConfig;
@@ -23,17 +24,24 @@ pub(crate) fn progress_bar(config: &CrawlConfig) -> ProgressBar {
     bar
 }
 
-pub(crate) fn update_progress(bar: &ProgressBar, engine: &Engine, started: Instant) {
+/// `sizes`: the main loop's last sample (`SizeSamples`): counting the queue on every turn of
+/// the loop would cost a PostgreSQL store a count of the crawl's rows each time.
+pub(crate) fn update_progress(
+    bar: &ProgressBar,
+    engine: &Engine,
+    started: Instant,
+    sizes: &Gauges,
+) {
     if bar.is_hidden() {
         return;
     }
-    bar.set_message(progress_message(engine, started));
+    bar.set_message(progress_message(engine, started, sizes));
 }
 
-fn progress_message(engine: &Engine, started: Instant) -> String {
+fn progress_message(engine: &Engine, started: Instant, sizes: &Gauges) -> String {
     let fetched = engine.progress.fetched.load(Ordering::Relaxed);
     let rate = fetched as f64 / started.elapsed().as_secs_f64().max(0.001);
-    let queued = engine.frontier.stats().map(|s| s.queued).unwrap_or(0);
+    let queued = sizes.queued;
     let bytes_saved = lock(&engine.log).report.total.bytes_saved;
     format!(
         "fetched {fetched} ({rate:.1}/s)  archived {}  duplicates {}  errors {}  queued {queued}  \
@@ -60,12 +68,12 @@ impl ProgressLines {
         }
     }
 
-    pub(crate) fn tick(&mut self, engine: &Engine, started: Instant) {
+    pub(crate) fn tick(&mut self, engine: &Engine, started: Instant, sizes: &Gauges) {
         if let Some(every) = self.every
             && self.last.elapsed() >= every
         {
             self.last = Instant::now();
-            tracing::info!("progress: {}", progress_message(engine, started));
+            tracing::info!("progress: {}", progress_message(engine, started, sizes));
         }
     }
 }

@@ -11,8 +11,8 @@ use crate::crawl_log::LogLine;
 use crate::error::CrawlError;
 use crate::host_health::waiting_message;
 use crate::memory_gate::{MemoryGate, RECHECK_AFTER};
-use crate::observe_hooks::SAMPLE_EVERY;
 use crate::progress::{ProgressLines, progress_bar, update_progress};
+use crate::size_samples::SizeSamples;
 
 /// The result of one leased URL, for the main loop.
 pub(crate) struct TaskOutput {
@@ -42,9 +42,8 @@ pub(super) async fn main_loop(engine: &Arc<Engine>) -> Result<bool, CrawlError> 
     let max_pages = engine.config.crawl.max_pages;
     let checkpoint_every = Duration::from_secs_f64(engine.config.crawl.checkpoint_every);
     let mut last_waiting_note = Instant::now();
-    let mut last_sample = Instant::now();
+    let mut sizes = SizeSamples::new(Instant::now());
     let mut memory_gate = MemoryGate::new(engine.config.crawl.max_memory_mb);
-    engine.observe_sizes();
     loop {
         if last_waiting_note.elapsed() >= WAITING_NOTE_EVERY {
             last_waiting_note = Instant::now();
@@ -63,12 +62,19 @@ pub(super) async fn main_loop(engine: &Arc<Engine>) -> Result<bool, CrawlError> 
                 .await
                 .map_err(|e| CrawlError::Worker(e.to_string()))??;
         }
-        update_progress(&bar, engine, started);
-        progress_lines.tick(engine, started);
-        if last_sample.elapsed() >= SAMPLE_EVERY {
-            last_sample = Instant::now();
-            engine.observe_sizes();
+        if sizes.due(Instant::now()) {
+            let engine = Arc::clone(engine);
+            // The reads' own time, not the wait for a blocking thread (pages' work queues there).
+            let (sample, took) = tokio::task::spawn_blocking(move || {
+                let started = Instant::now();
+                (engine.observe_sizes(), started.elapsed())
+            })
+            .await
+            .map_err(|e| CrawlError::Worker(e.to_string()))?;
+            sizes.record(sample, took, Instant::now());
         }
+        update_progress(&bar, engine, started, sizes.last());
+        progress_lines.tick(engine, started, sizes.last());
         if !stopping && max_pages.is_some_and(|max| engine.total_pages() >= max) {
             tracing::info!("page budget reached: finishing the fetches in flight");
             stopping = true;
