@@ -81,7 +81,7 @@ mod tests {
         samples.record(sample(1), Duration::from_millis(400), start);
         assert!(!samples.due(start + Duration::from_secs(19)));
         assert!(samples.due(start + Duration::from_secs(20)));
-        // It got cheap again (the crawl was cut short): back to once a second.
+        // It got cheap again (the store answered from a warm cache): back to once a second.
         let later = start + Duration::from_secs(20);
         samples.record(sample(2), Duration::from_millis(1), later);
         assert!(samples.due(later + SAMPLE_EVERY));
