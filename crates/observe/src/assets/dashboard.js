@@ -5,7 +5,6 @@ const token = new URLSearchParams(location.search).get("token");
 const withToken = (path) => token ? `${path}${path.includes("?") ? "&" : "?"}token=${encodeURIComponent(token)}` : path;
 let crawlId = 0;
 
-const COLORS = { fetched: "#333", archived: "#2a7d2a", duplicates: "#c77c00", errors: "#b22" };
 const TOTALS = [
   ["fetched", "fetched"], ["archived", "archived"], ["exact_duplicates", "exact duplicates"],
   ["near_duplicates", "near duplicates"], ["contained", "contained"], ["errors", "errors"],
@@ -93,33 +92,74 @@ function renderRecent(state) {
   }
 }
 
-// Rates between consecutive series points, drawn as lines.
+// Rates between consecutive series points (seconds since the first one).
 function renderChart(state) {
-  const canvas = document.getElementById("chart");
-  const ctx = canvas.getContext("2d");
-  ctx.clearRect(0, 0, canvas.width, canvas.height);
   const points = state.series;
-  if (points.length < 2) return;
   const rates = [];
   for (let i = 1; i < points.length; i++) {
     const dt = points[i].t - points[i - 1].t || 1;
-    const r = { t: points[i].t };
-    for (const key of Object.keys(COLORS)) r[key] = (points[i][key] - points[i - 1][key]) / dt;
-    rates.push(r);
+    const rate = { second: points[i].t - points[0].t };
+    for (const key of CHART_SERIES) rate[key] = (points[i][key] - points[i - 1][key]) / dt;
+    rates.push(rate);
   }
-  const maxRate = Math.max(1, ...rates.map((r) => r.fetched));
-  const t0 = points[0].t, t1 = points[points.length - 1].t || 1;
-  const x = (t) => 30 + (canvas.width - 40) * (t - t0) / Math.max(1, t1 - t0);
-  const y = (v) => canvas.height - 15 - (canvas.height - 25) * v / maxRate;
-  ctx.fillStyle = "#666";
-  ctx.font = "11px sans-serif";
-  ctx.fillText(maxRate.toFixed(0), 2, 12);
-  ctx.fillText("0", 2, canvas.height - 15);
-  for (const [key, color] of Object.entries(COLORS)) {
-    ctx.strokeStyle = color;
-    ctx.beginPath();
-    rates.forEach((r, i) => (i ? ctx.lineTo(x(r.t), y(r[key])) : ctx.moveTo(x(r.t), y(r[key]))));
-    ctx.stroke();
+  drawChart(rates, "seconds since the dashboard started");
+}
+
+const CHART_SERIES = ["fetched", "archived", "duplicates", "errors"];
+const SVG = "http://www.w3.org/2000/svg";
+
+function svgElement(parent, name, attributes, text) {
+  const element = document.createElementNS(SVG, name);
+  for (const [key, value] of Object.entries(attributes)) element.setAttribute(key, value);
+  if (text !== undefined) element.textContent = text;
+  parent.appendChild(element);
+  return element;
+}
+
+// The smallest of 1, 2, 5 times a power of ten that is at least `value`.
+function roundUp(value) {
+  const power = 10 ** Math.floor(Math.log10(value));
+  return [1, 2, 5, 10].map((m) => m * power).find((n) => n >= value);
+}
+
+// Time ticks from 0 to `span` seconds: at most 8, at a round step.
+function timeTicks(span) {
+  const step = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 21600, 43200, 86400]
+    .find((s) => span / s <= 8) || Math.ceil(span / 8);
+  const ticks = [];
+  for (let second = 0; second <= span; second += step) ticks.push(second);
+  return ticks;
+}
+
+// `rates`: [{second, fetched, archived, duplicates, errors}], second from the chart's start.
+// Drawn as SVG: a line per series between a rate axis (0 to a round number) and a time axis.
+function drawChart(rates, caption) {
+  const svg = document.getElementById("chart");
+  const [width, height, left, right, top, bottom] = [900, 180, 40, 14, 10, 22];
+  svg.replaceChildren();
+  document.getElementById("chart-caption").textContent = caption;
+  if (!rates.length) return;
+  const topRate = roundUp(Math.max(1, ...rates.flatMap((r) => CHART_SERIES.map((key) => r[key]))));
+  const span = Math.max(1, ...rates.map((r) => r.second));
+  const x = (second) => left + (width - left - right) * second / span;
+  const y = (rate) => height - bottom - (height - top - bottom) * rate / topRate;
+  for (const rate of [0, topRate / 2, topRate]) {
+    const tick = svgElement(svg, "g", { class: "y-tick" });
+    svgElement(tick, "line", { class: rate ? "grid" : "axis", x1: left, x2: width - right, y1: y(rate), y2: y(rate) });
+    svgElement(tick, "text", { x: left - 4, y: y(rate) + 4, "text-anchor": "end" }, String(rate));
+  }
+  for (const second of timeTicks(span)) {
+    const tick = svgElement(svg, "g", { class: "x-tick" });
+    svgElement(tick, "line", { class: "axis", x1: x(second), x2: x(second), y1: y(0), y2: y(0) + 4 });
+    svgElement(tick, "text", { x: x(second), y: height - 6, "text-anchor": "middle" }, `${second} s`);
+  }
+  for (const key of CHART_SERIES) {
+    const points = rates.map((r) => `${x(r.second).toFixed(2)},${y(r[key]).toFixed(2)}`);
+    svgElement(svg, "polyline", { class: key, points: points.join(" ") });
+    // A line needs two points: markers show single points (and few points clearly).
+    if (rates.length <= 120) {
+      for (const r of rates) svgElement(svg, "circle", { class: key, cx: x(r.second).toFixed(2), cy: y(r[key]).toFixed(2), r: 2 });
+    }
   }
 }
 
