@@ -24,6 +24,7 @@ pub fn observe_line(observer: &CrawlObserver, line: &LogLine) {
             line.decision,
             Decision::ExactDuplicate | Decision::NearDuplicate | Decision::Contained
         ),
+        changed: line.decision == Decision::Archived && line.previous_digest.is_some(),
         duplicate_of: line.duplicate_of.as_deref(),
         similarity: line.similarity,
         note: line.note.as_deref(),

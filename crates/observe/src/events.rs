@@ -16,6 +16,8 @@ pub struct DecisionEvent<'a> {
     pub bytes: Option<u64>,
     /// True for the duplicate decisions (their bytes count as saved).
     pub duplicate: bool,
+    /// True for a recrawled page archived again as a new version (`previous_digest`).
+    pub changed: bool,
     pub duplicate_of: Option<&'a str>,
     pub similarity: Option<f64>,
     pub note: Option<&'a str>,

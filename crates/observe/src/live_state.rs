@@ -24,6 +24,8 @@ pub struct HostCounts {
     pub contained: u64,
     pub not_modified: u64,
     pub unchanged: u64,
+    /// Archived again as a new version (a recrawl; also counted as archived).
+    pub changed: u64,
     pub gone: u64,
     pub robots_disallowed: u64,
     pub soft_404: u64,
@@ -62,6 +64,7 @@ impl HostCounts {
         self.contained += other.contained;
         self.not_modified += other.not_modified;
         self.unchanged += other.unchanged;
+        self.changed += other.changed;
         self.gone += other.gone;
         self.robots_disallowed += other.robots_disallowed;
         self.soft_404 += other.soft_404;
@@ -80,6 +83,9 @@ impl HostCounts {
         self.bytes_fetched += bytes;
         if event.duplicate {
             self.bytes_saved += bytes;
+        }
+        if event.changed {
+            self.changed += 1;
         }
         let counter = match event.decision {
             "archived" => &mut self.archived,
@@ -314,6 +320,7 @@ mod tests {
             status,
             bytes: Some(10),
             duplicate: false,
+            changed: false,
             duplicate_of: None,
             similarity: None,
             note: None,
@@ -344,5 +351,16 @@ mod tests {
             ),
             (1, 1, 1, 1, 1, 4)
         );
+    }
+
+    #[test]
+    fn a_page_archived_as_a_new_version_counts_as_archived_and_as_changed() {
+        let mut counts = HostCounts::default();
+        counts.add(&DecisionEvent {
+            changed: true,
+            ..event("archived", Some(200))
+        });
+        counts.add(&event("archived", Some(200)));
+        assert_eq!((counts.archived, counts.changed), (2, 1));
     }
 }

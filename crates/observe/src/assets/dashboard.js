@@ -11,15 +11,54 @@ const TOTALS = [
   ["robots_disallowed", "robots disallowed"], ["soft_404", "soft 404s"],
   ["out_of_scope", "out of scope"], ["filtered", "filtered"], ["bytes_saved", "bytes saved"],
 ];
-const HOST_COLUMNS = ["fetched", "archived", "exact_duplicates", "near_duplicates", "contained",
-  "not_modified", "unchanged", "gone", "robots_disallowed", "soft_404", "out_of_scope", "filtered", "errors",
-  "bytes_saved"];
+// The host table's count columns: the report.json field and its heading. The table's header is
+// made from this list, so every row has a cell under each heading.
+const HOST_COLUMNS = [
+  ["fetched", "fetched"], ["archived", "archived"], ["exact_duplicates", "exact"],
+  ["near_duplicates", "near"], ["contained", "contained"], ["not_modified", "not mod."],
+  ["unchanged", "unchanged"], ["changed", "changed"], ["gone", "gone"],
+  ["robots_disallowed", "robots"], ["soft_404", "soft 404"], ["out_of_scope", "out of scope"],
+  ["filtered", "filtered"], ["errors", "errors"], ["bytes_fetched", "bytes fetched"],
+  ["bytes_saved", "bytes saved"],
+];
+
+function renderHostHeadings() {
+  const row = document.createElement("tr");
+  const heading = (text, title, className) => {
+    const th = document.createElement("th");
+    th.textContent = text;
+    if (title) th.title = title;
+    if (className) th.className = className;
+    row.appendChild(th);
+  };
+  heading("host");
+  for (const [key, text] of HOST_COLUMNS) heading(text, `report.json: ${key}`, "number");
+  heading("next request", "seconds until the host's next request is allowed", "number");
+  heading("pause", "retry-after, backoff or given up, and the time left");
+  document.querySelector("#hosts thead").replaceChildren(row);
+}
 
 function cell(row, text, className) {
   const td = document.createElement("td");
   td.textContent = text === null || text === undefined ? "" : String(text);
   if (className) td.className = className;
   row.appendChild(td);
+  return td;
+}
+
+// A cell of a column of numbers: right-aligned, as its heading (class "number" on both).
+function numberCell(row, text) {
+  return cell(row, text, "number");
+}
+
+// A cell whose long text ends in an ellipsis (the whole text in its tooltip).
+function clippedCell(row, text) {
+  const td = cell(row, "");
+  const span = document.createElement("span");
+  span.className = "clip";
+  span.textContent = text || "";
+  td.appendChild(span);
+  td.title = text || "";
   return td;
 }
 
@@ -69,8 +108,8 @@ function renderHosts(state) {
   for (const host of state.hosts) {
     const row = document.createElement("tr");
     cell(row, host.host);
-    for (const key of HOST_COLUMNS) cell(row, host[key]);
-    cell(row, seconds(host.next_allowed_in));
+    for (const [key] of HOST_COLUMNS) numberCell(row, host[key]);
+    numberCell(row, seconds(host.next_allowed_in));
     cell(row, host.paused ? `${host.paused} ${seconds(host.paused_for)}` : "");
     body.appendChild(row);
   }
@@ -83,11 +122,11 @@ function renderRecent(state) {
     const row = document.createElement("tr");
     cell(row, d.ts.replace(/^.*T/, "").replace("Z", ""));
     cell(row, d.decision, `d-${d.decision}`);
-    cell(row, d.status);
+    numberCell(row, d.status);
     urlCell(row, d.url);
-    cell(row, d.duplicate_of).title = d.duplicate_of || "";
-    cell(row, d.similarity === null ? "" : d.similarity.toFixed(3));
-    cell(row, d.detail).title = d.detail || "";
+    clippedCell(row, d.duplicate_of);
+    numberCell(row, d.similarity === null ? "" : d.similarity.toFixed(3));
+    cell(row, d.detail, "detail");
     body.appendChild(row);
   }
 }
@@ -186,7 +225,7 @@ async function loadClusters() {
       (cluster.min_similarity === null ? "" : `, similarity ≥ ${cluster.min_similarity.toFixed(3)}`));
     details.appendChild(summary);
     const table = document.createElement("table");
-    table.innerHTML = "<thead><tr><th>url</th><th>decision</th><th>duplicate of</th><th>similarity</th></tr></thead>";
+    table.innerHTML = "<thead><tr><th>url</th><th>decision</th><th>duplicate of</th><th class=\"number\">similarity</th></tr></thead>";
     const body = document.createElement("tbody");
     for (const member of cluster.members) {
       const row = document.createElement("tr");
@@ -194,7 +233,7 @@ async function loadClusters() {
       cell(row, member.decision, `d-${member.decision}`);
       if (member.duplicate_of === cluster.representative) cell(row, "(the representative)");
       else urlCell(row, member.duplicate_of);
-      cell(row, member.similarity === null ? "" : member.similarity.toFixed(3));
+      numberCell(row, member.similarity === null ? "" : member.similarity.toFixed(3));
       body.appendChild(row);
     }
     table.appendChild(body);
@@ -266,7 +305,7 @@ async function loadChanges() {
     const row = document.createElement("tr");
     cell(row, change.change, `c-${change.change}`);
     urlCell(row, change.url);
-    cell(row, change.change_similarity === null ? "" : change.change_similarity.toFixed(3));
+    numberCell(row, change.change_similarity === null ? "" : change.change_similarity.toFixed(3));
     body.appendChild(row);
   }
 }
@@ -329,5 +368,6 @@ async function refresh() {
 }
 
 setUpPanels();
+renderHostHeadings();
 loadCrawls().then(() => Promise.all([refresh(), loadClusters(), loadChanges(), showWhy()]));
 setInterval(() => { refresh(); slowRefresh(); }, 1000);
