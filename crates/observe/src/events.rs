@@ -61,6 +61,7 @@ impl PauseReason {
 pub struct Gauges {
     pub queued: u64,
     pub in_flight: u64,
-    pub index_documents: u64,
+    /// None: not known (the index did not answer, or a crawl read from disk has not ended).
+    pub index_documents: Option<u64>,
     pub warc_bytes: u64,
 }

@@ -166,7 +166,8 @@ pub struct Snapshot {
     pub hosts: Vec<HostRow>,
     pub queued: u64,
     pub in_flight: u64,
-    pub index_documents: u64,
+    /// Documents in the dedup index (None: not known).
+    pub index_documents: Option<u64>,
     pub warc_bytes: u64,
     pub series: Vec<SeriesPoint>,
     pub recent: Vec<RecentDecision>,

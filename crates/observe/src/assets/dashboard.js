@@ -96,7 +96,8 @@ function renderTotals(state) {
     card.className = "card";
     card.dataset.key = key;
     card.innerHTML = `<div class="value"></div><div class="label"></div>`;
-    card.querySelector(".value").textContent = value;
+    // null: a size not known, e.g. the index of a crawl that runs in another process.
+    card.querySelector(".value").textContent = value === null ? "—" : value;
     card.querySelector(".label").textContent = label;
     box.appendChild(card);
   }
