@@ -1,18 +1,17 @@
 //! The dashboard's view of a crawl: totals and per-host counts (the fields of report.json),
-//! politeness state per host, pages over time, recent decisions. Bounded in memory: the series
-//! halves its resolution when full, the recent list keeps the last [`RECENT`] decisions.
+//! politeness state per host, decisions over time, recent decisions. Bounded in memory: the
+//! series halves its resolution when full, the recent list keeps the last [`RECENT`] decisions.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
+use crate::decision_series::{DecisionSeries, SeriesPoint};
 use crate::events::{DecisionEvent, FetchEvent, Gauges, PauseReason};
 
 /// Decisions kept for the "recent" list.
 pub const RECENT: usize = 100;
-/// Points kept in the pages-over-time series before it halves its resolution.
-const SERIES_POINTS: usize = 600;
 
 /// Counts of one host (or of the whole crawl), named as in `report.json`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -118,15 +117,14 @@ struct HostState {
     politeness: Politeness,
 }
 
-/// One point of the pages-over-time series (cumulative counts; rates are differences).
-#[derive(Debug, Clone, Copy, Serialize)]
-pub struct SeriesPoint {
-    /// Seconds since the observer started.
-    pub t: f64,
-    pub fetched: u64,
-    pub archived: u64,
-    pub duplicates: u64,
-    pub errors: u64,
+/// What one decision adds to its bucket of the series.
+fn series_point(event: &DecisionEvent<'_>) -> SeriesPoint {
+    SeriesPoint {
+        fetched: u64::from(event.status.is_some()),
+        archived: u64::from(event.decision == "archived"),
+        duplicates: u64::from(event.duplicate),
+        errors: u64::from(event.decision == "error"),
+    }
 }
 
 /// One decision of the "recent" list.
@@ -169,7 +167,8 @@ pub struct Snapshot {
     /// Documents in the dedup index (None: not known).
     pub index_documents: Option<u64>,
     pub warc_bytes: u64,
-    pub series: Vec<SeriesPoint>,
+    /// Decisions per time bucket, by their crawl-log times.
+    pub series: DecisionSeries,
     pub recent: Vec<RecentDecision>,
 }
 
@@ -182,9 +181,7 @@ pub(crate) struct LiveState {
     total: HostCounts,
     hosts: BTreeMap<String, HostState>,
     gauges: Gauges,
-    series: Vec<SeriesPoint>,
-    /// Seconds between series points (doubles when the series halves).
-    series_step: f64,
+    series: DecisionSeries,
     recent: VecDeque<RecentDecision>,
 }
 
@@ -197,8 +194,7 @@ impl LiveState {
             total: HostCounts::default(),
             hosts: BTreeMap::new(),
             gauges: Gauges::default(),
-            series: Vec::new(),
-            series_step: 1.0,
+            series: DecisionSeries::default(),
             recent: VecDeque::with_capacity(RECENT),
         }
     }
@@ -211,6 +207,10 @@ impl LiveState {
     pub(crate) fn decision(&mut self, host: &str, event: &DecisionEvent<'_>) {
         self.total.add(event);
         self.host(host).counts.add(event);
+        // A line whose time does not parse is counted everywhere but in the chart.
+        if let Ok(time) = chrono::DateTime::parse_from_rfc3339(event.ts) {
+            self.series.add(time.timestamp(), &series_point(event));
+        }
         if self.recent.len() == RECENT {
             self.recent.pop_front();
         }
@@ -237,32 +237,6 @@ impl LiveState {
 
     pub(crate) fn gauges(&mut self, gauges: Gauges) {
         self.gauges = gauges;
-        let t = self.started.elapsed().as_secs_f64();
-        if self
-            .series
-            .last()
-            .is_some_and(|last| t - last.t < self.series_step)
-        {
-            return;
-        }
-        if self.series.len() >= SERIES_POINTS {
-            // Keep every other point: the series spans the whole crawl at half the resolution.
-            let mut index = 0;
-            self.series.retain(|_| {
-                index += 1;
-                index % 2 == 1
-            });
-            self.series_step *= 2.0;
-        }
-        self.series.push(SeriesPoint {
-            t,
-            fetched: self.total.fetched,
-            archived: self.total.archived,
-            duplicates: self.total.exact_duplicates
-                + self.total.near_duplicates
-                + self.total.contained,
-            errors: self.total.errors,
-        });
     }
 
     pub(crate) fn set_running(&mut self, running: bool) {

@@ -132,17 +132,19 @@ function renderRecent(state) {
   }
 }
 
-// Rates between consecutive series points (seconds since the first one).
+// Decisions per second by their crawl-log times: point i counts those from start + i * step.
 function renderChart(state) {
-  const points = state.series;
-  const rates = [];
-  for (let i = 1; i < points.length; i++) {
-    const dt = points[i].t - points[i - 1].t || 1;
-    const rate = { second: points[i].t - points[0].t };
-    for (const key of CHART_SERIES) rate[key] = (points[i][key] - points[i - 1][key]) / dt;
-    rates.push(rate);
-  }
-  drawChart(rates, "seconds since the dashboard started");
+  const { start, step, points } = state.series;
+  const rates = points.map((point, i) => {
+    const rate = { second: i * step };
+    for (const key of CHART_SERIES) rate[key] = point[key] / step;
+    return rate;
+  });
+  const since = start === null ? "" : new Date(start * 1000).toISOString().slice(11, 19);
+  const caption = start === null ? "no decisions yet"
+    : `seconds since ${since} UTC, the first decision's second` +
+      (step > 1 ? `; each point averages ${step} s` : "");
+  drawChart(rates, caption);
 }
 
 const CHART_SERIES = ["fetched", "archived", "duplicates", "errors"];
