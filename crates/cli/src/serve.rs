@@ -1,6 +1,8 @@
 //! `dedupcrawl serve OUT... [--listen 127.0.0.1:8700] [--token T]`: the dashboard and
 //! `/metrics` for crawls on disk. Each OUT's crawl log is read, then followed once a second, so
-//! a crawl running in another process shows live too.
+//! a crawl running in another process shows live too. The index's size comes from the
+//! `report.json` a run writes at its end (the index itself belongs to the crawl's process:
+//! sled opens in one process at a time), so it is not known while the crawl runs.
 
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
@@ -10,7 +12,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context as _;
-use dedupcrawl_crawler::{LogLine, OutputPaths, observe_line, warc_files};
+use dedupcrawl_crawler::{CrawlReport, LogLine, OutputPaths, observe_line, warc_files};
 use dedupcrawl_observe::{CrawlObserver, Dashboard, Gauges};
 
 use crate::dashboard_queries::CrawlOnDisk;
@@ -120,14 +122,27 @@ impl LogFollower {
             }
         }
         self.offset += whole as u64;
+        let ended = crawl_ended(&self.paths);
+        let report = if ended { self.report() } else { None };
         self.observer.gauges(Gauges {
             warc_bytes: warc_bytes(&self.paths.warc_dir),
+            index_documents: report.as_ref().and_then(|report| report.index_documents),
             ..Gauges::default()
         });
-        if crawl_ended(&self.paths) {
+        if ended {
             self.observer.finished();
         }
         Ok(())
+    }
+
+    /// The crawl's `report.json` (None, and a warning, when it cannot be read).
+    fn report(&self) -> Option<CrawlReport> {
+        let path = &self.paths.report;
+        let read = std::fs::read(path)
+            .map_err(anyhow::Error::from)
+            .and_then(|bytes| Ok(serde_json::from_slice::<CrawlReport>(&bytes)?));
+        read.map_err(|error| tracing::warn!(report = %path.display(), "{error:#}"))
+            .ok()
     }
 }
 

@@ -7,31 +7,18 @@
 
 mod support;
 
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::net::SocketAddr;
 use std::path::Path;
-use std::process::{Child, Command};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 use dedupcrawl_crawler::CrawlReport;
 use dedupcrawl_testsite::{TestSite, TestSiteOptions};
+use support::browser::{CHROMIUM_FLAGS, free_address, wait_for};
 
 const CONFIG: &str = "[crawl]\nprogress = false\n\n[fetch]\nconnect_timeout = 1.0\n\
                       read_timeout = 1.0\ntotal_timeout = 2.0\nretry_backoff = 0.2\n\
                       max_retry_after = 5.0\nrobots_retry = 1.0\nmax_body_bytes = 2097152\n";
-
-fn free_address() -> SocketAddr {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
-    listener.local_addr().expect("address")
-}
-
-fn wait_for(address: SocketAddr, child: &mut Child) {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while TcpStream::connect(address).is_err() {
-        assert!(child.try_wait().expect("child").is_none(), "server exited");
-        assert!(Instant::now() < deadline, "{address} never answered");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
 
 /// The page's DOM after its scripts ran.
 fn dom(address: SocketAddr) -> String {
@@ -40,13 +27,8 @@ fn dom(address: SocketAddr) -> String {
 
 fn dom_of(page: &str) -> String {
     let output = Command::new("chromium")
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--virtual-time-budget=3000",
-            "--dump-dom",
-        ])
+        .args(CHROMIUM_FLAGS)
+        .args(["--virtual-time-budget=3000", "--dump-dom"])
         .arg(page)
         .output()
         .expect("run chromium (scripts/install-test-tools installs it)");
@@ -219,13 +201,8 @@ fn the_dashboard_shows_the_crawl_live_and_its_totals_equal_the_report() {
     assert!(finished.contains("Not a recrawl"), "{finished}");
     let screenshot = Path::new(env!("CARGO_TARGET_TMPDIR")).join("dashboard.png");
     let shot = Command::new("chromium")
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--virtual-time-budget=3000",
-            "--window-size=1300,1400",
-        ])
+        .args(CHROMIUM_FLAGS)
+        .args(["--virtual-time-budget=3000", "--window-size=1300,1400"])
         .arg(format!("--screenshot={}", screenshot.display()))
         .arg(&why_page)
         .output()

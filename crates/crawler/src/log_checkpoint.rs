@@ -118,6 +118,7 @@ fn observed(report: &HostReport) -> HostCounts {
         contained: report.contained,
         not_modified: report.not_modified,
         unchanged: report.unchanged,
+        changed: report.changed,
         gone: report.gone,
         robots_disallowed: report.robots_disallowed,
         soft_404: report.soft_404,

@@ -24,6 +24,7 @@ pub fn observe_line(observer: &CrawlObserver, line: &LogLine) {
             line.decision,
             Decision::ExactDuplicate | Decision::NearDuplicate | Decision::Contained
         ),
+        changed: line.decision == Decision::Archived && line.previous_digest.is_some(),
         duplicate_of: line.duplicate_of.as_deref(),
         similarity: line.similarity,
         note: line.note.as_deref(),
@@ -62,18 +63,14 @@ impl Engine {
         self.observer.host_paused(host, reason, pause);
     }
 
-    /// Samples frontier, index and WARC sizes into the observer, and returns them. Sizes that
-    /// cannot be read right now count as 0 for this sample. A store may count rows for them
+    /// Samples frontier, index and WARC sizes into the observer, and returns them. Frontier
+    /// and WARC sizes that cannot be read right now count as 0 for this sample, the index's as
+    /// not known. A store may count rows for them
     /// (PostgreSQL): the main loop calls this off its thread, as often as
     /// [`SizeSamples`](crate::size_samples::SizeSamples) says.
     pub(crate) fn observe_sizes(&self) -> Gauges {
         let frontier = self.frontier.stats().ok();
-        let index_documents = self
-            .stage
-            .index()
-            .stats()
-            .map(|stats| stats.documents)
-            .unwrap_or(0);
+        let index_documents = self.stage.index().stats().ok().map(|stats| stats.documents);
         let warc_dir = OutputPaths::new(&self.config.crawl.out).warc_dir;
         let warc_bytes = warc_files(&warc_dir)
             .map(|files| {

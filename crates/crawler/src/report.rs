@@ -58,6 +58,10 @@ pub struct CrawlReport {
     /// True when every seed host was given up in this run (`dedupcrawl crawl` exits 4).
     #[serde(default)]
     pub every_seed_host_given_up: bool,
+    /// Documents in the dedup index when the run ended (originals, every round's; what the
+    /// dashboard shows as "in index" for a crawl on disk). None: the index did not answer.
+    #[serde(default)]
+    pub index_documents: Option<u64>,
     /// What this run read of the WARC files written before it (not written to report.json).
     #[serde(skip)]
     pub resume_scan: ResumeScan,

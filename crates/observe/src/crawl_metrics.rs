@@ -191,8 +191,9 @@ impl CrawlMetrics {
         self.frontier_queued.set(saturating_i64(gauges.queued));
         self.frontier_in_flight
             .set(saturating_i64(gauges.in_flight));
-        self.index_documents
-            .set(saturating_i64(gauges.index_documents));
+        if let Some(documents) = gauges.index_documents {
+            self.index_documents.set(saturating_i64(documents));
+        }
         self.warc_bytes.set(saturating_i64(gauges.warc_bytes));
     }
 }

@@ -16,6 +16,8 @@ pub struct DecisionEvent<'a> {
     pub bytes: Option<u64>,
     /// True for the duplicate decisions (their bytes count as saved).
     pub duplicate: bool,
+    /// True for a recrawled page archived again as a new version (`previous_digest`).
+    pub changed: bool,
     pub duplicate_of: Option<&'a str>,
     pub similarity: Option<f64>,
     pub note: Option<&'a str>,
@@ -59,6 +61,7 @@ impl PauseReason {
 pub struct Gauges {
     pub queued: u64,
     pub in_flight: u64,
-    pub index_documents: u64,
+    /// None: not known (the index did not answer, or a crawl read from disk has not ended).
+    pub index_documents: Option<u64>,
     pub warc_bytes: u64,
 }

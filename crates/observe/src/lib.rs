@@ -12,6 +12,7 @@
 
 mod access;
 mod crawl_metrics;
+mod decision_series;
 mod error;
 mod events;
 mod live_state;
@@ -20,9 +21,10 @@ mod queries;
 mod server;
 
 pub use access::AccessToken;
+pub use decision_series::{DecisionSeries, SeriesPoint};
 pub use error::ServeError;
 pub use events::{DecisionEvent, FetchEvent, Gauges, PauseReason};
-pub use live_state::{HostCounts, HostRow, RECENT, RecentDecision, SeriesPoint, Snapshot};
+pub use live_state::{HostCounts, HostRow, RECENT, RecentDecision, Snapshot};
 pub use observer::{CrawlObserver, host_of};
 pub use queries::{ClusterQuery, CrawlQueries, QueryError};
 pub use server::{Dashboard, bind, serve};

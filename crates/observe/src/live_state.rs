@@ -1,18 +1,17 @@
 //! The dashboard's view of a crawl: totals and per-host counts (the fields of report.json),
-//! politeness state per host, pages over time, recent decisions. Bounded in memory: the series
-//! halves its resolution when full, the recent list keeps the last [`RECENT`] decisions.
+//! politeness state per host, decisions over time, recent decisions. Bounded in memory: the
+//! series halves its resolution when full, the recent list keeps the last [`RECENT`] decisions.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
+use crate::decision_series::{DecisionSeries, SeriesPoint};
 use crate::events::{DecisionEvent, FetchEvent, Gauges, PauseReason};
 
 /// Decisions kept for the "recent" list.
 pub const RECENT: usize = 100;
-/// Points kept in the pages-over-time series before it halves its resolution.
-const SERIES_POINTS: usize = 600;
 
 /// Counts of one host (or of the whole crawl), named as in `report.json`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -24,6 +23,8 @@ pub struct HostCounts {
     pub contained: u64,
     pub not_modified: u64,
     pub unchanged: u64,
+    /// Archived again as a new version (a recrawl; also counted as archived).
+    pub changed: u64,
     pub gone: u64,
     pub robots_disallowed: u64,
     pub soft_404: u64,
@@ -62,6 +63,7 @@ impl HostCounts {
         self.contained += other.contained;
         self.not_modified += other.not_modified;
         self.unchanged += other.unchanged;
+        self.changed += other.changed;
         self.gone += other.gone;
         self.robots_disallowed += other.robots_disallowed;
         self.soft_404 += other.soft_404;
@@ -80,6 +82,9 @@ impl HostCounts {
         self.bytes_fetched += bytes;
         if event.duplicate {
             self.bytes_saved += bytes;
+        }
+        if event.changed {
+            self.changed += 1;
         }
         let counter = match event.decision {
             "archived" => &mut self.archived,
@@ -112,15 +117,14 @@ struct HostState {
     politeness: Politeness,
 }
 
-/// One point of the pages-over-time series (cumulative counts; rates are differences).
-#[derive(Debug, Clone, Copy, Serialize)]
-pub struct SeriesPoint {
-    /// Seconds since the observer started.
-    pub t: f64,
-    pub fetched: u64,
-    pub archived: u64,
-    pub duplicates: u64,
-    pub errors: u64,
+/// What one decision adds to its bucket of the series.
+fn series_point(event: &DecisionEvent<'_>) -> SeriesPoint {
+    SeriesPoint {
+        fetched: u64::from(event.status.is_some()),
+        archived: u64::from(event.decision == "archived"),
+        duplicates: u64::from(event.duplicate),
+        errors: u64::from(event.decision == "error"),
+    }
 }
 
 /// One decision of the "recent" list.
@@ -160,9 +164,11 @@ pub struct Snapshot {
     pub hosts: Vec<HostRow>,
     pub queued: u64,
     pub in_flight: u64,
-    pub index_documents: u64,
+    /// Documents in the dedup index (None: not known).
+    pub index_documents: Option<u64>,
     pub warc_bytes: u64,
-    pub series: Vec<SeriesPoint>,
+    /// Decisions per time bucket, by their crawl-log times.
+    pub series: DecisionSeries,
     pub recent: Vec<RecentDecision>,
 }
 
@@ -175,9 +181,7 @@ pub(crate) struct LiveState {
     total: HostCounts,
     hosts: BTreeMap<String, HostState>,
     gauges: Gauges,
-    series: Vec<SeriesPoint>,
-    /// Seconds between series points (doubles when the series halves).
-    series_step: f64,
+    series: DecisionSeries,
     recent: VecDeque<RecentDecision>,
 }
 
@@ -190,8 +194,7 @@ impl LiveState {
             total: HostCounts::default(),
             hosts: BTreeMap::new(),
             gauges: Gauges::default(),
-            series: Vec::new(),
-            series_step: 1.0,
+            series: DecisionSeries::default(),
             recent: VecDeque::with_capacity(RECENT),
         }
     }
@@ -204,6 +207,10 @@ impl LiveState {
     pub(crate) fn decision(&mut self, host: &str, event: &DecisionEvent<'_>) {
         self.total.add(event);
         self.host(host).counts.add(event);
+        // A line whose time does not parse is counted everywhere but in the chart.
+        if let Ok(time) = chrono::DateTime::parse_from_rfc3339(event.ts) {
+            self.series.add(time.timestamp(), &series_point(event));
+        }
         if self.recent.len() == RECENT {
             self.recent.pop_front();
         }
@@ -230,32 +237,6 @@ impl LiveState {
 
     pub(crate) fn gauges(&mut self, gauges: Gauges) {
         self.gauges = gauges;
-        let t = self.started.elapsed().as_secs_f64();
-        if self
-            .series
-            .last()
-            .is_some_and(|last| t - last.t < self.series_step)
-        {
-            return;
-        }
-        if self.series.len() >= SERIES_POINTS {
-            // Keep every other point: the series spans the whole crawl at half the resolution.
-            let mut index = 0;
-            self.series.retain(|_| {
-                index += 1;
-                index % 2 == 1
-            });
-            self.series_step *= 2.0;
-        }
-        self.series.push(SeriesPoint {
-            t,
-            fetched: self.total.fetched,
-            archived: self.total.archived,
-            duplicates: self.total.exact_duplicates
-                + self.total.near_duplicates
-                + self.total.contained,
-            errors: self.total.errors,
-        });
     }
 
     pub(crate) fn set_running(&mut self, running: bool) {
@@ -314,6 +295,7 @@ mod tests {
             status,
             bytes: Some(10),
             duplicate: false,
+            changed: false,
             duplicate_of: None,
             similarity: None,
             note: None,
@@ -344,5 +326,16 @@ mod tests {
             ),
             (1, 1, 1, 1, 1, 4)
         );
+    }
+
+    #[test]
+    fn a_page_archived_as_a_new_version_counts_as_archived_and_as_changed() {
+        let mut counts = HostCounts::default();
+        counts.add(&DecisionEvent {
+            changed: true,
+            ..event("archived", Some(200))
+        });
+        counts.add(&event("archived", Some(200)));
+        assert_eq!((counts.archived, counts.changed), (2, 1));
     }
 }

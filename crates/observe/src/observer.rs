@@ -57,7 +57,7 @@ impl CrawlObserver {
         self.lock().pause(host, reason, pause);
     }
 
-    /// Frontier, index and archive sizes (also adds a point to the pages-over-time series).
+    /// Frontier, index and archive sizes.
     pub fn gauges(&self, gauges: Gauges) {
         self.metrics.gauges(&gauges);
         self.lock().gauges(gauges);

@@ -1,8 +1,10 @@
-//! Helpers of the cli tests: running a command that must succeed, and wget as the peer crawler
-//! (installed by `scripts/install-test-tools`).
+//! Helpers of the cli tests: running a command that must succeed, wget as the peer crawler
+//! (installed by `scripts/install-test-tools`), and headless Chromium ([`browser`]).
 
 // Each test binary that includes this module uses only part of it.
 #![allow(dead_code)]
+
+pub mod browser;
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};

@@ -89,6 +89,13 @@ impl Engine {
                 .map(|seed| seed.host());
             !given_up.is_empty() && seed_hosts.all(|host| given_up.contains(host))
         };
+        report.index_documents = self
+            .stage
+            .index()
+            .stats()
+            .map(|stats| stats.documents)
+            .map_err(|error| tracing::warn!("index size for report.json: {error}"))
+            .ok();
         report.warc_files = warc_files(&paths.warc_dir)?
             .iter()
             .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))

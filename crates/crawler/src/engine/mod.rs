@@ -133,12 +133,13 @@ impl Engine {
             _ => 0,
         };
         tracing::debug!(url = %line.url, decision = line.decision.as_str(), "decision");
-        observe_line(&self.observer, &line);
         if line.depth == 0 && self.is_seed(&line.url) {
             lock(&self.seeds_logged).insert(line.url.clone());
         }
         let mut sink = lock(&self.log);
         sink.log.append(&line)?;
+        // Under the log's lock: the dashboard sees the lines the crawl log has, in its order.
+        observe_line(&self.observer, &line);
         let LogSink { report, counts, .. } = &mut *sink;
         counts.count(report, &line, Some(logged_key));
         Ok(())

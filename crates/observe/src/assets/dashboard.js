@@ -5,22 +5,60 @@ const token = new URLSearchParams(location.search).get("token");
 const withToken = (path) => token ? `${path}${path.includes("?") ? "&" : "?"}token=${encodeURIComponent(token)}` : path;
 let crawlId = 0;
 
-const COLORS = { fetched: "#333", archived: "#2a7d2a", duplicates: "#c77c00", errors: "#b22" };
 const TOTALS = [
   ["fetched", "fetched"], ["archived", "archived"], ["exact_duplicates", "exact duplicates"],
   ["near_duplicates", "near duplicates"], ["contained", "contained"], ["errors", "errors"],
   ["robots_disallowed", "robots disallowed"], ["soft_404", "soft 404s"],
   ["out_of_scope", "out of scope"], ["filtered", "filtered"], ["bytes_saved", "bytes saved"],
 ];
-const HOST_COLUMNS = ["fetched", "archived", "exact_duplicates", "near_duplicates", "contained",
-  "not_modified", "unchanged", "gone", "robots_disallowed", "soft_404", "out_of_scope", "filtered", "errors",
-  "bytes_saved"];
+// The host table's count columns: the report.json field and its heading. The table's header is
+// made from this list, so every row has a cell under each heading.
+const HOST_COLUMNS = [
+  ["fetched", "fetched"], ["archived", "archived"], ["exact_duplicates", "exact"],
+  ["near_duplicates", "near"], ["contained", "contained"], ["not_modified", "not mod."],
+  ["unchanged", "unchanged"], ["changed", "changed"], ["gone", "gone"],
+  ["robots_disallowed", "robots"], ["soft_404", "soft 404"], ["out_of_scope", "out of scope"],
+  ["filtered", "filtered"], ["errors", "errors"], ["bytes_fetched", "bytes fetched"],
+  ["bytes_saved", "bytes saved"],
+];
+
+function renderHostHeadings() {
+  const row = document.createElement("tr");
+  const heading = (text, title, className) => {
+    const th = document.createElement("th");
+    th.textContent = text;
+    if (title) th.title = title;
+    if (className) th.className = className;
+    row.appendChild(th);
+  };
+  heading("host");
+  for (const [key, text] of HOST_COLUMNS) heading(text, `report.json: ${key}`, "number");
+  heading("next request", "seconds until the host's next request is allowed", "number");
+  heading("pause", "retry-after, backoff or given up, and the time left");
+  document.querySelector("#hosts thead").replaceChildren(row);
+}
 
 function cell(row, text, className) {
   const td = document.createElement("td");
   td.textContent = text === null || text === undefined ? "" : String(text);
   if (className) td.className = className;
   row.appendChild(td);
+  return td;
+}
+
+// A cell of a column of numbers: right-aligned, as its heading (class "number" on both).
+function numberCell(row, text) {
+  return cell(row, text, "number");
+}
+
+// A cell whose long text ends in an ellipsis (the whole text in its tooltip).
+function clippedCell(row, text) {
+  const td = cell(row, "");
+  const span = document.createElement("span");
+  span.className = "clip";
+  span.textContent = text || "";
+  td.appendChild(span);
+  td.title = text || "";
   return td;
 }
 
@@ -58,7 +96,8 @@ function renderTotals(state) {
     card.className = "card";
     card.dataset.key = key;
     card.innerHTML = `<div class="value"></div><div class="label"></div>`;
-    card.querySelector(".value").textContent = value;
+    // null: a size not known, e.g. the index of a crawl that runs in another process.
+    card.querySelector(".value").textContent = value === null ? "—" : value;
     card.querySelector(".label").textContent = label;
     box.appendChild(card);
   }
@@ -70,8 +109,8 @@ function renderHosts(state) {
   for (const host of state.hosts) {
     const row = document.createElement("tr");
     cell(row, host.host);
-    for (const key of HOST_COLUMNS) cell(row, host[key]);
-    cell(row, seconds(host.next_allowed_in));
+    for (const [key] of HOST_COLUMNS) numberCell(row, host[key]);
+    numberCell(row, seconds(host.next_allowed_in));
     cell(row, host.paused ? `${host.paused} ${seconds(host.paused_for)}` : "");
     body.appendChild(row);
   }
@@ -84,42 +123,85 @@ function renderRecent(state) {
     const row = document.createElement("tr");
     cell(row, d.ts.replace(/^.*T/, "").replace("Z", ""));
     cell(row, d.decision, `d-${d.decision}`);
-    cell(row, d.status);
+    numberCell(row, d.status);
     urlCell(row, d.url);
-    cell(row, d.duplicate_of).title = d.duplicate_of || "";
-    cell(row, d.similarity === null ? "" : d.similarity.toFixed(3));
-    cell(row, d.detail).title = d.detail || "";
+    clippedCell(row, d.duplicate_of);
+    numberCell(row, d.similarity === null ? "" : d.similarity.toFixed(3));
+    cell(row, d.detail, "detail");
     body.appendChild(row);
   }
 }
 
-// Rates between consecutive series points, drawn as lines.
+// Decisions per second by their crawl-log times: point i counts those from start + i * step.
 function renderChart(state) {
-  const canvas = document.getElementById("chart");
-  const ctx = canvas.getContext("2d");
-  ctx.clearRect(0, 0, canvas.width, canvas.height);
-  const points = state.series;
-  if (points.length < 2) return;
-  const rates = [];
-  for (let i = 1; i < points.length; i++) {
-    const dt = points[i].t - points[i - 1].t || 1;
-    const r = { t: points[i].t };
-    for (const key of Object.keys(COLORS)) r[key] = (points[i][key] - points[i - 1][key]) / dt;
-    rates.push(r);
+  const { start, step, points } = state.series;
+  const rates = points.map((point, i) => {
+    const rate = { second: i * step };
+    for (const key of CHART_SERIES) rate[key] = point[key] / step;
+    return rate;
+  });
+  const since = start === null ? "" : new Date(start * 1000).toISOString().slice(11, 19);
+  const caption = start === null ? "no decisions yet"
+    : `seconds since ${since} UTC, the first decision's second` +
+      (step > 1 ? `; each point averages ${step} s` : "");
+  drawChart(rates, caption);
+}
+
+const CHART_SERIES = ["fetched", "archived", "duplicates", "errors"];
+const SVG = "http://www.w3.org/2000/svg";
+
+function svgElement(parent, name, attributes, text) {
+  const element = document.createElementNS(SVG, name);
+  for (const [key, value] of Object.entries(attributes)) element.setAttribute(key, value);
+  if (text !== undefined) element.textContent = text;
+  parent.appendChild(element);
+  return element;
+}
+
+// The smallest of 1, 2, 5 times a power of ten that is at least `value`.
+function roundUp(value) {
+  const power = 10 ** Math.floor(Math.log10(value));
+  return [1, 2, 5, 10].map((m) => m * power).find((n) => n >= value);
+}
+
+// Time ticks from 0 to `span` seconds: at most 8, at a round step.
+function timeTicks(span) {
+  const step = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 21600, 43200, 86400]
+    .find((s) => span / s <= 8) || Math.ceil(span / 8);
+  const ticks = [];
+  for (let second = 0; second <= span; second += step) ticks.push(second);
+  return ticks;
+}
+
+// `rates`: [{second, fetched, archived, duplicates, errors}], second from the chart's start.
+// Drawn as SVG: a line per series between a rate axis (0 to a round number) and a time axis.
+function drawChart(rates, caption) {
+  const svg = document.getElementById("chart");
+  const [width, height, left, right, top, bottom] = [900, 180, 40, 14, 10, 22];
+  svg.replaceChildren();
+  document.getElementById("chart-caption").textContent = caption;
+  if (!rates.length) return;
+  const topRate = roundUp(Math.max(1, ...rates.flatMap((r) => CHART_SERIES.map((key) => r[key]))));
+  const span = Math.max(1, ...rates.map((r) => r.second));
+  const x = (second) => left + (width - left - right) * second / span;
+  const y = (rate) => height - bottom - (height - top - bottom) * rate / topRate;
+  for (const rate of [0, topRate / 2, topRate]) {
+    const tick = svgElement(svg, "g", { class: "y-tick" });
+    svgElement(tick, "line", { class: rate ? "grid" : "axis", x1: left, x2: width - right, y1: y(rate), y2: y(rate) });
+    svgElement(tick, "text", { x: left - 4, y: y(rate) + 4, "text-anchor": "end" }, String(rate));
   }
-  const maxRate = Math.max(1, ...rates.map((r) => r.fetched));
-  const t0 = points[0].t, t1 = points[points.length - 1].t || 1;
-  const x = (t) => 30 + (canvas.width - 40) * (t - t0) / Math.max(1, t1 - t0);
-  const y = (v) => canvas.height - 15 - (canvas.height - 25) * v / maxRate;
-  ctx.fillStyle = "#666";
-  ctx.font = "11px sans-serif";
-  ctx.fillText(maxRate.toFixed(0), 2, 12);
-  ctx.fillText("0", 2, canvas.height - 15);
-  for (const [key, color] of Object.entries(COLORS)) {
-    ctx.strokeStyle = color;
-    ctx.beginPath();
-    rates.forEach((r, i) => (i ? ctx.lineTo(x(r.t), y(r[key])) : ctx.moveTo(x(r.t), y(r[key]))));
-    ctx.stroke();
+  for (const second of timeTicks(span)) {
+    const tick = svgElement(svg, "g", { class: "x-tick" });
+    svgElement(tick, "line", { class: "axis", x1: x(second), x2: x(second), y1: y(0), y2: y(0) + 4 });
+    svgElement(tick, "text", { x: x(second), y: height - 6, "text-anchor": "middle" }, `${second} s`);
+  }
+  for (const key of CHART_SERIES) {
+    const points = rates.map((r) => `${x(r.second).toFixed(2)},${y(r[key]).toFixed(2)}`);
+    svgElement(svg, "polyline", { class: key, points: points.join(" ") });
+    // A line needs two points: markers show single points (and few points clearly).
+    if (rates.length <= 120) {
+      for (const r of rates) svgElement(svg, "circle", { class: key, cx: x(r.second).toFixed(2), cy: y(r[key]).toFixed(2), r: 2 });
+    }
   }
 }
 
@@ -146,7 +228,7 @@ async function loadClusters() {
       (cluster.min_similarity === null ? "" : `, similarity ≥ ${cluster.min_similarity.toFixed(3)}`));
     details.appendChild(summary);
     const table = document.createElement("table");
-    table.innerHTML = "<thead><tr><th>url</th><th>decision</th><th>duplicate of</th><th>similarity</th></tr></thead>";
+    table.innerHTML = "<thead><tr><th>url</th><th>decision</th><th>duplicate of</th><th class=\"number\">similarity</th></tr></thead>";
     const body = document.createElement("tbody");
     for (const member of cluster.members) {
       const row = document.createElement("tr");
@@ -154,7 +236,7 @@ async function loadClusters() {
       cell(row, member.decision, `d-${member.decision}`);
       if (member.duplicate_of === cluster.representative) cell(row, "(the representative)");
       else urlCell(row, member.duplicate_of);
-      cell(row, member.similarity === null ? "" : member.similarity.toFixed(3));
+      numberCell(row, member.similarity === null ? "" : member.similarity.toFixed(3));
       body.appendChild(row);
     }
     table.appendChild(body);
@@ -226,7 +308,7 @@ async function loadChanges() {
     const row = document.createElement("tr");
     cell(row, change.change, `c-${change.change}`);
     urlCell(row, change.url);
-    cell(row, change.change_similarity === null ? "" : change.change_similarity.toFixed(3));
+    numberCell(row, change.change_similarity === null ? "" : change.change_similarity.toFixed(3));
     body.appendChild(row);
   }
 }
@@ -289,5 +371,6 @@ async function refresh() {
 }
 
 setUpPanels();
+renderHostHeadings();
 loadCrawls().then(() => Promise.all([refresh(), loadClusters(), loadChanges(), showWhy()]));
 setInterval(() => { refresh(); slowRefresh(); }, 1000);
