@@ -16,7 +16,8 @@
 //!   (pages with the same main text count once, so re-exported copies do not make their text
 //!   template). The figures are the dedup's configured defaults (`dedup.boilerplate_min_pages`,
 //!   `dedup.boilerplate_min_share`), the rule the README states, applied with hindsight.
-//! * **Compared tokens**: the tokens and link tokens of the non-template blocks; when they are
+//! * **Compared tokens**: the tokens of the non-template blocks (text only: link targets are
+//!   no tokens of a page's text); when they are
 //!   fewer than [`MIN_OWN_TOKENS`] (four 5-shingles), all main-content blocks instead, so a page
 //!   that is all template plus a heading is compared on its whole content.
 //!
@@ -235,15 +236,8 @@ pub struct ComparedTokens {
     pub distinct_pages: HashMap<String, usize>,
 }
 
-fn tokens_of<'a>(blocks: impl Iterator<Item = &'a TruthBlock> + Clone) -> (Vec<u64>, usize) {
-    let mut tokens: Vec<u64> = blocks
-        .clone()
-        .flat_map(|b| b.tokens.iter().copied())
-        .collect();
-    let text_tokens = tokens.len();
-    let links: BTreeSet<u64> = blocks.flat_map(|b| b.link_tokens.iter().copied()).collect();
-    tokens.extend(links);
-    (tokens, text_tokens)
+fn tokens_of<'a>(blocks: impl Iterator<Item = &'a TruthBlock>) -> Vec<u64> {
+    blocks.flat_map(|b| b.tokens.iter().copied()).collect()
 }
 
 /// Applies the hindsight template to pages `(host, blocks)`.
@@ -284,11 +278,10 @@ pub fn compared_tokens(pages: &[(String, Vec<TruthBlock>)]) -> ComparedTokens {
     let mut plain = Vec::with_capacity(pages.len());
     let mut own = Vec::with_capacity(pages.len());
     for (host, blocks) in pages {
-        let (all, _) = tokens_of(blocks.iter());
+        let all = tokens_of(blocks.iter());
         let host_template = &template[host.as_str()];
-        let (mine, text_tokens) =
-            tokens_of(blocks.iter().filter(|b| !host_template.contains(&b.key)));
-        own.push(if text_tokens >= MIN_OWN_TOKENS {
+        let mine = tokens_of(blocks.iter().filter(|b| !host_template.contains(&b.key)));
+        own.push(if mine.len() >= MIN_OWN_TOKENS {
             mine
         } else {
             all.clone()

@@ -1,8 +1,12 @@
-//! `dedupcrawl compare A B [--explain]`: every estimate for two documents.
+//! `dedupcrawl compare A B [--exact] [--explain]`: every estimate for two documents, or with
+//! `--exact` the figures a decision is verified on: the exact resemblance and containment of
+//! the two compared texts' shingle sets, as the index keeps them (each page on its own: no
+//! host template is learnt from two files).
 
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
+use dedupcrawl_index::{compared_shingle_set, shingle_counts};
 use dedupcrawl_pipeline::DedupSettings;
 use dedupcrawl_sketch::{BottomSketch, MinHasher, ModSample, containment, jaccard, shingle_set};
 use dedupcrawl_textprep::{PreparedPage, TextPrep, View};
@@ -16,6 +20,10 @@ pub struct CompareArgs {
     /// Also print the text blocks the two share and those unique to each.
     #[arg(long)]
     pub explain: bool,
+    /// Print only the exact figures, counted on the shingle sets a dedup decision is verified
+    /// on (32 bits a shingle, as the index keeps them): the `verified` of a crawl-log reason.
+    #[arg(long)]
+    pub exact: bool,
     /// Which text to compare: main (boilerplate out) or full.
     #[arg(long, value_enum, default_value = "main")]
     pub view: ViewArg,
@@ -111,6 +119,13 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
         shingle_set(&tokens_a, args.shingle_size),
         shingle_set(&tokens_b, args.shingle_size),
     );
+    if args.exact {
+        print_exact(&args, [tokens_a.len(), tokens_b.len()], &sa, &sb)?;
+        if args.explain {
+            explain(&prep, &page_a, &page_b, view);
+        }
+        return Ok(());
+    }
     let hasher = MinHasher::new(args.num_hashes);
     let minhash = match (hasher.signature(&sa), hasher.signature(&sb)) {
         (Some(x), Some(y)) => Some(x.similarity(&y)),
@@ -179,6 +194,50 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
     if args.explain {
         explain(&prep, &page_a, &page_b, view);
     }
+    Ok(())
+}
+
+/// The exact figures of `--exact`, on the verification sets of the two shingle sets.
+fn print_exact(args: &CompareArgs, tokens: [usize; 2], a: &[u64], b: &[u64]) -> anyhow::Result<()> {
+    let (a, b) = (compared_shingle_set(a), compared_shingle_set(b));
+    let counts = shingle_counts(&a, &b);
+    let b_in_a = shingle_counts(&b, &a).containment();
+    if args.json {
+        let exact = serde_json::json!({
+            "a": args.a.display().to_string(),
+            "b": args.b.display().to_string(),
+            "shingle_size": args.shingle_size,
+            "tokens": tokens,
+            "shingles": counts,
+            "resemblance": counts.resemblance(),
+            "containment_a_in_b": counts.containment(),
+            "containment_b_in_a": b_in_a,
+        });
+        println!("{}", serde_json::to_string_pretty(&exact)?);
+        return Ok(());
+    }
+    println!(
+        "A: {} ({} tokens, {} shingles)",
+        args.a.display(),
+        tokens[0],
+        counts.page
+    );
+    println!(
+        "B: {} ({} tokens, {} shingles)",
+        args.b.display(),
+        tokens[1],
+        counts.other
+    );
+    println!("shared shingles                 {}", counts.shared);
+    println!(
+        "exact resemblance |A∩B|/|A∪B|   {:.4}",
+        counts.resemblance()
+    );
+    println!(
+        "exact containment A in B        {:.4}",
+        counts.containment()
+    );
+    println!("exact containment B in A        {b_in_a:.4}");
     Ok(())
 }
 

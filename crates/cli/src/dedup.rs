@@ -21,6 +21,8 @@ struct DecisionLine<'a> {
     /// Earlier pages this (new) page contains, as in the crawl log; only when not empty.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     contains: Vec<&'a str>,
+    /// The mechanism that decided and its figures, as in the crawl log.
+    reason: &'a dedupcrawl_index::Reason,
 }
 
 fn html_files(root: &Path) -> anyhow::Result<Vec<PathBuf>> {
@@ -98,6 +100,7 @@ fn run_files(args: DedupArgs) -> anyhow::Result<()> {
                         duplicate_of,
                         similarity,
                         contains: contained_pages(&verdict.decision),
+                        reason: verdict.decision.reason(),
                     },
                 )?;
                 out.write_all(b"\n")?;

@@ -168,7 +168,7 @@ impl Summary {
                 self.originals_with_duplicates.insert(of.cluster);
                 ("exact_duplicate", Some(of.name.as_str()), Some(1.0))
             }
-            DedupDecision::NearDuplicate { of, similarity } => {
+            DedupDecision::NearDuplicate { of, similarity, .. } => {
                 self.near += 1;
                 self.originals_with_duplicates.insert(of.cluster);
                 ("near_duplicate", Some(of.name.as_str()), Some(*similarity))
@@ -176,6 +176,7 @@ impl Summary {
             DedupDecision::Contained {
                 within,
                 containment,
+                ..
             } => {
                 self.contained += 1;
                 self.originals_with_duplicates.insert(within.cluster);

@@ -31,6 +31,8 @@ struct WarcDecisionLine<'a> {
     /// Earlier pages this (new) page contains, as in the crawl log; only when not empty.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     contains: Vec<&'a str>,
+    /// The mechanism that decided and its figures, as in the crawl log.
+    reason: &'a dedupcrawl_index::Reason,
 }
 
 /// A stored response made ready for the dedup stage.
@@ -189,6 +191,7 @@ pub fn run(args: DedupArgs) -> anyhow::Result<()> {
                     duplicate_of,
                     similarity,
                     contains: contained_pages(&verdict.decision),
+                    reason: verdict.decision.reason(),
                 },
             )?;
             out.write_all(b"\n")?;

@@ -84,7 +84,7 @@ fn open(
 }
 
 /// The configuration a crawl saved, or the defaults for a crawl that saved none.
-fn saved_config(out: &Path) -> anyhow::Result<CrawlConfig> {
+pub(crate) fn saved_config(out: &Path) -> anyhow::Result<CrawlConfig> {
     let saved = out.join(SAVED_CONFIG);
     if saved.exists() {
         CrawlConfig::load(&saved).with_context(|| format!("reading {}", saved.display()))

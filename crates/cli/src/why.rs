@@ -1,18 +1,19 @@
-//! `dedupcrawl why OUT URL [--json]`: what the crawl decided for one URL and why, from the
-//! crawl log and the WARC files: the decision and its lines, how the URL was found, its
-//! redirect chain, the robots/scope/error detail the crawler logged, and for a duplicate the
-//! page it duplicates, the method, and the text blocks the two share (as `compare --explain`);
-//! for a soft 404, the probe URL whose answer it resembles.
+//! `dedupcrawl why OUT URL [--json]`: what the crawl decided for one URL and why: the decision
+//! and its lines from the crawl log, how the URL was found, its redirect chain, the
+//! robots/scope/error detail the crawler logged, the reason the deciding mechanism recorded
+//! (its name and figures, as the crawl log has them), and for a duplicate the texts the two
+//! pages were compared on, read from the index records the reason names, with their exact
+//! shingle counts recomputed from those texts; for a soft 404, the probe URL whose answer it
+//! resembles.
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
-use dedupcrawl_archive::{RecordType, WarcReader};
-use dedupcrawl_crawler::{Decision, LogLine, OutputPaths, read_crawl_log, warc_files};
-use dedupcrawl_pipeline::DedupSettings;
-use dedupcrawl_sketch::{jaccard, shingle_set};
-use dedupcrawl_textprep::{PreparedPage, TextPrep, View};
+use dedupcrawl_crawler::{Decision, LogLine, OutputPaths, read_crawl_log};
+use dedupcrawl_index::{Mechanism, Reason, ShingleCounts, compared_shingle_set, shingle_counts};
+use dedupcrawl_sketch::shingle_set;
+use dedupcrawl_textprep::{ComparedText, TextPrep};
 use serde::Serialize;
 
 #[derive(Debug, clap::Args)]
@@ -39,6 +40,8 @@ pub struct Why {
     depth: u32,
     /// Plain-language reason.
     reason: String,
+    /// The reason the deciding mechanism recorded (the crawl log's `reason`).
+    explanation: Option<Reason>,
     error: Option<String>,
     note: Option<String>,
     /// Earlier lines of the same URL (e.g. a host given up in an earlier run).
@@ -57,23 +60,25 @@ pub struct Why {
 struct DuplicateWhy {
     of: String,
     similarity: Option<f64>,
-    method: &'static str,
+    /// The mechanism that decided, as the crawl log recorded it.
+    mechanism: Option<Mechanism>,
     /// The original's own decision (normally `archived`).
     original_decision: Option<Decision>,
-    /// Shared and unique text blocks, when both texts are in the archive.
-    blocks: Option<BlockExplanation>,
-    /// Why `blocks` is missing.
-    blocks_missing: Option<String>,
+    /// The two compared texts, when the index holds them.
+    compared: Option<ComparedTexts>,
+    /// Why `compared` is missing.
+    compared_missing: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
-struct BlockExplanation {
-    view: View,
+struct ComparedTexts {
     shingle_size: usize,
-    /// Tokens kept after normalization: [this page, original].
-    tokens: [usize; 2],
-    /// Exact resemblance of the shingle sets, recomputed here.
-    exact_resemblance: f64,
+    /// Exact counts recomputed here from the two stored texts (the reason's `shingles`
+    /// when the texts are what was compared).
+    shingles: ShingleCounts,
+    resemblance: f64,
+    containment: f64,
+    /// Blocks (lines of the compared texts) in both, only in this page, only in the original.
     shared: Vec<String>,
     only_in_page: Vec<String>,
     only_in_original: Vec<String>,
@@ -114,7 +119,7 @@ pub fn explain(out: &Path, url: &str) -> anyhow::Result<Why> {
         Decision::ExactDuplicate | Decision::NearDuplicate | Decision::Contained => last
             .duplicate_of
             .as_deref()
-            .map(|of| duplicate_why(&paths, last, of, by_url.get(of).and_then(|l| l.last()))),
+            .map(|of| duplicate_why(out, last, of, by_url.get(of).and_then(|l| l.last()))),
         _ => None,
     };
     Ok(Why {
@@ -124,6 +129,7 @@ pub fn explain(out: &Path, url: &str) -> anyhow::Result<Why> {
         ts: last.ts.clone(),
         depth: last.depth,
         reason: reason(last),
+        explanation: last.reason.clone(),
         error: last.error.clone(),
         note: last.note.clone(),
         earlier: earlier.iter().map(|l| (*l).clone()).collect(),
@@ -151,24 +157,19 @@ fn candidates(url: &str) -> Vec<String> {
 fn reason(line: &LogLine) -> String {
     let note = line.note.as_deref().unwrap_or("");
     match line.decision {
-        Decision::Archived => "new content: archived as a WARC response record".into(),
-        Decision::ExactDuplicate if note.contains("same normalized text") => {
-            "the same normalized text as an earlier page: not archived".into()
+        Decision::Archived => match line.reason.as_ref().map(|r| r.mechanism) {
+            Some(Mechanism::SiteThreshold) => format!(
+                "archived as a WARC response record: {}",
+                Mechanism::SiteThreshold.describe()
+            ),
+            _ => "new content: archived as a WARC response record".into(),
+        },
+        Decision::ExactDuplicate | Decision::NearDuplicate | Decision::Contained => {
+            match &line.reason {
+                Some(reason) => format!("{}: not archived", reason.mechanism.describe()),
+                None => "a duplicate of an earlier page (no reason recorded)".into(),
+            }
         }
-        Decision::ExactDuplicate => {
-            "the same payload bytes as an earlier page: a WARC revisit record points at it".into()
-        }
-        Decision::NearDuplicate if note.contains("rel=canonical") => {
-            "the page names another URL as canonical (rel=canonical): that URL stands for it".into()
-        }
-        Decision::NearDuplicate => format!(
-            "resembles an earlier page ({}) at or above the threshold: by the estimate of their \
-             shingles, or, for a copy on another host, by their blocks (a copy that holds all of \
-             another host's page counts from {} under the threshold)",
-            line.similarity.map_or("-".into(), |s| format!("{s:.3}")),
-            dedupcrawl_index::ADDED_TO_COPY_DRIFT
-        ),
-        Decision::Contained => "its text is contained in an earlier page".into(),
         Decision::NotModified => {
             "304 Not Modified to a conditional request (a recrawl): a WARC revisit record \
              (server-not-modified) points at the earlier response"
@@ -204,149 +205,80 @@ fn reason(line: &LogLine) -> String {
 }
 
 fn duplicate_why(
-    paths: &OutputPaths,
+    out: &Path,
     line: &LogLine,
     of: &str,
     original: Option<&&LogLine>,
 ) -> DuplicateWhy {
-    let note = line.note.as_deref().unwrap_or("");
-    let method = match line.decision {
-        Decision::ExactDuplicate if note.contains("same normalized text") => {
-            "normalized-text digest"
-        }
-        Decision::ExactDuplicate => "payload digest (SHA-1)",
-        Decision::NearDuplicate if note.contains("rel=canonical") => "rel=canonical",
-        Decision::NearDuplicate => "MinHash-LSH resemblance estimate",
-        _ => "containment of shingles",
-    };
-    let (blocks, blocks_missing) = match block_explanation(paths, line, of) {
-        Ok(blocks) => (Some(blocks), None),
+    let (compared, compared_missing) = match compared_texts(out, line) {
+        Ok(compared) => (Some(compared), None),
         Err(missing) => (None, Some(format!("{missing:#}"))),
     };
     DuplicateWhy {
         of: of.to_string(),
         similarity: line.similarity,
-        method,
+        mechanism: line.reason.as_ref().map(|r| r.mechanism),
         original_decision: original.map(|l| l.decision),
-        blocks,
-        blocks_missing,
+        compared,
+        compared_missing,
     }
 }
 
-/// The texts the archive has of the page and of its original: the original's response
-/// payload; the page's own payload (archived, or the original's for a same-payload
-/// duplicate) or the main-content text of its near-duplicate metadata record.
-fn block_explanation(
-    paths: &OutputPaths,
-    line: &LogLine,
-    of: &str,
-) -> anyhow::Result<BlockExplanation> {
-    let mut original_html = None;
-    let mut page_html = None;
-    let mut page_text = None;
-    let mut config = String::new();
-    for file in warc_files(&paths.warc_dir)? {
-        for record in WarcReader::open(&file)? {
-            let Ok(record) = record else { break };
-            match (record.record_type(), record.target_uri()) {
-                (RecordType::Warcinfo, _) if config.is_empty() => {
-                    config = String::from_utf8_lossy(record.payload()).into_owned();
-                }
-                (RecordType::Response, Some(uri)) if uri == of || uri == line.url => {
-                    let payload = record
-                        .http_response()
-                        .map(|r| dedupcrawl_fetch::decode_bytes(r.payload, None, true).text)
-                        .ok();
-                    if uri == of {
-                        original_html = payload;
-                    } else {
-                        page_html = payload;
-                    }
-                }
-                (RecordType::Metadata, Some(uri)) if uri == line.url => {
-                    page_text = serde_json::from_slice::<serde_json::Value>(record.payload())
-                        .ok()
-                        .and_then(|v| v.get("text")?.as_str().map(str::to_string));
-                }
-                _ => {}
-            }
+/// The texts the index records of the page and of its original (named by the line's
+/// reason), with their exact shingle counts recomputed. An exact duplicate keeps no record
+/// of its own: its compared text is its original's.
+fn compared_texts(out: &Path, line: &LogLine) -> anyhow::Result<ComparedTexts> {
+    let reason = line
+        .reason
+        .as_ref()
+        .context("the crawl log line has no recorded reason")?;
+    let original_id = reason
+        .original_record
+        .context("the reason names no index record of the original")?;
+    let mut config = crate::overlap::saved_config(out)?;
+    config.crawl.out = out.to_path_buf();
+    let index = dedupcrawl_crawler::open_crawl_index(&config)
+        .context("the crawl's state cannot be opened (a running crawl holds it)")?;
+    let text_of = |id: u32| -> anyhow::Result<ComparedText> {
+        let record = index
+            .document(id)?
+            .with_context(|| format!("the index has no record {id} (removed by a recrawl)"))?;
+        Ok(ComparedText::decode(&record.compared_text)?)
+    };
+    let original = text_of(original_id)?;
+    let page = match reason.page_record {
+        Some(id) => text_of(id)?,
+        None => original.clone(),
+    };
+    let prep = TextPrep::new(config.dedup.text);
+    let shingle_size = config.dedup.shingle_size;
+    let set = |text: &ComparedText| {
+        let mut tokens = Vec::new();
+        text.token_hashes(prep.normalizer(), &mut tokens);
+        if tokens.len() < shingle_size {
+            return Vec::new();
         }
-    }
-    let original_html = original_html
-        .with_context(|| format!("the original {of} has no response record in the archive"))?;
-    let exact_payload = line.decision == Decision::ExactDuplicate
-        && !line
-            .note
-            .as_deref()
-            .unwrap_or("")
-            .contains("same normalized text");
-    if exact_payload && page_html.is_none() {
-        page_html = Some(original_html.clone());
-    }
-    let page_html = match (page_html, page_text) {
-        (Some(html), _) => html,
-        (None, Some(text)) => text_as_html(&text),
-        (None, None) => anyhow::bail!(
-            "the page's own text is not in the archive (archive.near_duplicates = \"log\"; \
-             \"metadata\" or \"archive\" keeps it)"
-        ),
+        compared_shingle_set(&shingle_set(&tokens, shingle_size))
     };
-    let view = if config.contains("dedup.view=FullPage") {
-        View::FullPage
-    } else {
-        View::MainContent
+    let shingles = shingle_counts(&set(&page), &set(&original));
+    let lines = |text: &ComparedText| -> Vec<String> {
+        text.blocks().map(|(_, block)| block.to_string()).collect()
     };
-    let shingle_size = config
-        .split_whitespace()
-        .find_map(|field| field.strip_prefix("dedup.shingle_size=")?.parse().ok())
-        .unwrap_or(5);
-    let prep = TextPrep::new(DedupSettings::default().text);
-    let prepare = |html: &str| match view {
-        View::MainContent => prep.prepare_alone(html, None),
-        View::FullPage => prep.prepare(html),
+    let (page_lines, original_lines) = (lines(&page), lines(&original));
+    let in_page: HashSet<&str> = page_lines.iter().map(String::as_str).collect();
+    let in_original: HashSet<&str> = original_lines.iter().map(String::as_str).collect();
+    let pick = |list: &[String], keep: &dyn Fn(&str) -> bool| -> Vec<String> {
+        list.iter().filter(|b| keep(b)).cloned().collect()
     };
-    let (page, original) = (prepare(&page_html), prepare(&original_html));
-    let no_template = |_: u64| false;
-    let tokens = |p: &PreparedPage| prep.token_hashes(p, view, &no_template);
-    let (tokens_page, tokens_original) = (tokens(&page), tokens(&original));
-    let blocks = |p: &PreparedPage| -> Vec<(u64, String)> {
-        prep.view_blocks(p, view, &no_template)
-            .map(|block| (block.fingerprint(), block.text.clone()))
-            .collect()
-    };
-    let (blocks_page, blocks_original) = (blocks(&page), blocks(&original));
-    let in_page: HashSet<u64> = blocks_page.iter().map(|(f, _)| *f).collect();
-    let in_original: HashSet<u64> = blocks_original.iter().map(|(f, _)| *f).collect();
-    let pick = |list: &[(u64, String)], keep: &dyn Fn(u64) -> bool| -> Vec<String> {
-        list.iter()
-            .filter(|(f, _)| keep(*f))
-            .map(|(_, t)| t.clone())
-            .collect()
-    };
-    Ok(BlockExplanation {
-        view,
+    Ok(ComparedTexts {
         shingle_size,
-        tokens: [tokens_page.len(), tokens_original.len()],
-        exact_resemblance: jaccard(
-            &shingle_set(&tokens_page, shingle_size),
-            &shingle_set(&tokens_original, shingle_size),
-        ),
-        shared: pick(&blocks_page, &|f| in_original.contains(&f)),
-        only_in_page: pick(&blocks_page, &|f| !in_original.contains(&f)),
-        only_in_original: pick(&blocks_original, &|f| !in_page.contains(&f)),
+        resemblance: shingles.resemblance(),
+        containment: shingles.containment(),
+        shingles,
+        shared: pick(&page_lines, &|b| in_original.contains(b)),
+        only_in_page: pick(&page_lines, &|b| !in_original.contains(b)),
+        only_in_original: pick(&original_lines, &|b| !in_page.contains(b)),
     })
-}
-
-/// Stored main-content text (blocks separated by blank lines) as HTML paragraphs.
-fn text_as_html(text: &str) -> String {
-    let mut html = String::from("<html><body>");
-    for block in text.split('\n').filter(|b| !b.trim().is_empty()) {
-        html.push_str("<p>");
-        html.push_str(&html_escape::encode_text(block));
-        html.push_str("</p>");
-    }
-    html.push_str("</body></html>");
-    html
 }
 
 /// Seed → ... → this URL, following `via` (the page, sitemap or redirect it was found on).
@@ -436,32 +368,30 @@ fn print_text(why: &Why) {
             line.error.as_deref().or(line.note.as_deref()).unwrap_or("")
         );
     }
+    if let Some(reason) = &why.explanation {
+        print_reason(reason);
+    }
     let Some(duplicate) = &why.duplicate else {
         return;
     };
     println!("  duplicate of {}", duplicate.of);
-    println!(
-        "  similarity {} by {}",
-        duplicate
-            .similarity
-            .map_or("-".into(), |s| format!("{s:.4}")),
-        duplicate.method
-    );
-    match (&duplicate.blocks, &duplicate.blocks_missing) {
-        (Some(blocks), _) => {
+    match (&duplicate.compared, &duplicate.compared_missing) {
+        (Some(compared), _) => {
+            let counts = compared.shingles;
             println!(
-                "  view {:?}, shingle size {}, tokens {} (page) / {} (original), exact \
-                 resemblance {:.4}",
-                blocks.view,
-                blocks.shingle_size,
-                blocks.tokens[0],
-                blocks.tokens[1],
-                blocks.exact_resemblance
+                "  compared   {}-shingles, recomputed from the stored texts: {} (page) / {} \
+                 (original), {} shared; resemblance {:.4}, containment {:.4}",
+                compared.shingle_size,
+                counts.page,
+                counts.other,
+                counts.shared,
+                compared.resemblance,
+                compared.containment
             );
             for (title, list) in [
-                ("shared", &blocks.shared),
-                ("only in this page", &blocks.only_in_page),
-                ("only in the original", &blocks.only_in_original),
+                ("shared", &compared.shared),
+                ("only in this page", &compared.only_in_page),
+                ("only in the original", &compared.only_in_original),
             ] {
                 println!("\n== {title} ({} blocks)", list.len());
                 for text in list {
@@ -470,7 +400,38 @@ fn print_text(why: &Why) {
                 }
             }
         }
-        (None, Some(missing)) => println!("  blocks     not shown: {missing}"),
+        (None, Some(missing)) => println!("  compared   texts not shown: {missing}"),
         (None, None) => {}
+    }
+}
+
+/// The recorded reason: the mechanism and the figures it decided on.
+fn print_reason(reason: &Reason) {
+    let figure = |value: Option<f64>| value.map_or("-".to_string(), |v| format!("{v:.4}"));
+    let mut parts = vec![format!("verified {}", figure(reason.verified))];
+    if reason.estimate.is_some() {
+        parts.push(format!("estimate {}", figure(reason.estimate)));
+    }
+    if reason.threshold.is_some() {
+        parts.push(format!("threshold {}", figure(reason.threshold)));
+    }
+    if let Some(counts) = reason.shingles {
+        parts.push(format!(
+            "shingles {} / {}, {} shared",
+            counts.page, counts.other, counts.shared
+        ));
+    }
+    if reason.candidates > 0 {
+        parts.push(format!("{} candidates compared", reason.candidates));
+    }
+    if reason.recorded {
+        parts.push("recorded when the page was first decided".to_string());
+    }
+    println!("  mechanism  {}: {}", reason.mechanism, parts.join("; "));
+    if let Some(closest) = &reason.closest {
+        println!(
+            "  closest    {} (resemblance {:.4}, containment {:.4})",
+            closest.name, closest.resemblance, closest.containment
+        );
     }
 }

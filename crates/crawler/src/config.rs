@@ -97,6 +97,16 @@ pub struct CrawlSettings {
     /// Seconds between two checkpoints of the state: sled is flushed and the WARC position
     /// it covers is recorded, so a resume rescans only the WARC written after it.
     pub checkpoint_every: f64,
+    /// A duplicate's content links to targets its original does not link to are followed
+    /// when they are at least this share of its content link targets (0..1; see
+    /// `duplicate_links`)...
+    pub duplicate_links_min_share: f64,
+    /// ... and at least this many of them (a calendar day's "day before" and "day after" are
+    /// two).
+    pub duplicate_links_min_count: usize,
+    /// A duplicate reached through this many duplicates' new links in a row follows none of
+    /// its own (0: no duplicate's links are followed).
+    pub duplicate_links_max_hops: u8,
 }
 
 impl Default for CrawlSettings {
@@ -123,6 +133,9 @@ impl Default for CrawlSettings {
             progress: true,
             progress_every: 10.0,
             checkpoint_every: 2.0,
+            duplicate_links_min_share: 0.5,
+            duplicate_links_min_count: 3,
+            duplicate_links_max_hops: 8,
         }
     }
 }
@@ -610,6 +623,12 @@ impl CrawlConfig {
             return Err(CrawlError::ConfigValue(format!(
                 "crawl.soft_404_resemblance = {} must be above 0 and at most 1 (default 0.9)",
                 c.soft_404_resemblance
+            )));
+        }
+        if !(0.0..=1.0).contains(&c.duplicate_links_min_share) {
+            return Err(CrawlError::ConfigValue(format!(
+                "crawl.duplicate_links_min_share = {} must be in [0, 1] (default 0.5)",
+                c.duplicate_links_min_share
             )));
         }
         if f.max_body_bytes == 0 {

@@ -97,13 +97,22 @@ pub struct LogLine {
     /// Recrawl: the payload digest of the URL's previous version, on a page that changed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub previous_digest: Option<String>,
-    /// Recrawl: resemblance of a changed page with its previous version (MinHash estimate;
+    /// Recrawl: resemblance of a changed page with its previous version (exact, of the compared shingles;
     /// absent for non-HTML or when the previous version had no signature).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub change_similarity: Option<f64>,
     /// `soft_404`: the probe URL (a random path on the host) whose answer the page resembles.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resembles: Option<String>,
+    /// On a page the dedup decided (archived, a duplicate, a soft 404, a canonical page): the
+    /// mechanism that decided and its figures, as the decision produced them
+    /// (docs/formats.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<dedupcrawl_index::Reason>,
+    /// On a duplicate: how many of its link targets, ones its original does not link to, were
+    /// followed (the duplicate-links rule; absent when none were).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub links_followed: Option<u32>,
 }
 
 fn first_round() -> u32 {
@@ -135,6 +144,8 @@ impl LogLine {
             previous_digest: None,
             change_similarity: None,
             resembles: None,
+            reason: None,
+            links_followed: None,
         }
     }
 }

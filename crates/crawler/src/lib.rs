@@ -105,6 +105,7 @@ mod context;
 mod crawl_log;
 mod crawl_state;
 mod directory_lock;
+mod duplicate_links;
 mod engine;
 mod error;
 mod host_health;

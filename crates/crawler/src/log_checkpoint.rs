@@ -127,5 +127,6 @@ fn observed(report: &HostReport) -> HostCounts {
         errors: report.errors,
         bytes_fetched: report.bytes_fetched,
         bytes_saved: report.bytes_saved,
+        mechanisms: report.mechanisms.clone(),
     }
 }

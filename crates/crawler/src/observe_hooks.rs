@@ -27,6 +27,7 @@ pub fn observe_line(observer: &CrawlObserver, line: &LogLine) {
         changed: line.decision == Decision::Archived && line.previous_digest.is_some(),
         duplicate_of: line.duplicate_of.as_deref(),
         similarity: line.similarity,
+        mechanism: line.reason.as_ref().map(|reason| reason.mechanism.as_str()),
         note: line.note.as_deref(),
         error: line.error.as_deref(),
     });

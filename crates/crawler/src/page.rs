@@ -11,7 +11,7 @@ use dedupcrawl_frontier::{
     CanonicalUrl, EntryKind, FrontierEntry, HostOutcome, Lease, OfferOutcome, OutOfScopeReason,
     ScopeDecision,
 };
-use dedupcrawl_index::{DedupDecision, ExactBasis};
+use dedupcrawl_index::{DedupDecision, ExactBasis, Mechanism, Reason};
 use dedupcrawl_pipeline::Fingerprinted;
 use dedupcrawl_sketch::PayloadDigest;
 use dedupcrawl_textprep::{PreparedPage, RobotsMeta};
@@ -30,11 +30,26 @@ const OFFER_BATCH: usize = 1000;
 
 pub(crate) type Handled = Result<(HostOutcome, Option<LogLine>), CrawlError>;
 
+/// Which of a page's links are offered to the frontier.
+pub(crate) enum LinkChoice {
+    /// All of them (a new page).
+    All,
+    /// Those whose target key ([`dedupcrawl_pipeline::DedupStage::link_target_key`]) is one of
+    /// `targets` (a duplicate's new targets: [`crate::duplicate_links`]), offered with
+    /// `duplicate_hops`.
+    NewTargets {
+        targets: rustc_hash::FxHashSet<u32>,
+        duplicate_hops: u8,
+    },
+}
+
 /// A response and what we know about the URL it answers.
 pub(crate) struct Fetched<'a> {
     pub(crate) engine: &'a Engine,
     pub(crate) url: CanonicalUrl,
     pub(crate) depth: u32,
+    /// Duplicates in a row whose new links led here ([`FrontierEntry::duplicate_hops`]).
+    pub(crate) duplicate_hops: u8,
     via: Option<String>,
     pub(crate) response: FetchedResponse,
     digest: String,
@@ -61,6 +76,7 @@ impl<'a> Fetched<'a> {
             engine,
             url: lease.url().clone(),
             depth: lease.entry.depth,
+            duplicate_hops: lease.entry.duplicate_hops,
             via: lease.entry.via.clone(),
             response,
             digest,
@@ -128,6 +144,7 @@ impl Fetched<'_> {
     fn enqueue_links(
         &self,
         page: &PreparedPage,
+        choice: &LinkChoice,
     ) -> Result<(Vec<LogLine>, Option<String>), CrawlError> {
         let engine = self.engine;
         let base = page
@@ -144,13 +161,29 @@ impl Fetched<'_> {
         let mut entries = Vec::new();
         let mut out_of_scope = Vec::new();
         let mut out_of_scope_targets = Vec::new();
+        let page_url = Some(self.url.url().clone());
+        let (chosen, duplicate_hops) = match choice {
+            LinkChoice::All => (None, 0),
+            LinkChoice::NewTargets {
+                targets,
+                duplicate_hops,
+            } => (Some(targets), *duplicate_hops),
+        };
         for link in followable.take(max_links) {
+            if let Some(targets) = chosen
+                && !dedupcrawl_pipeline::DedupStage::link_target_key(&page_url, &link.href)
+                    .is_some_and(|key| targets.contains(&key))
+            {
+                continue;
+            }
             let Ok(target) = CanonicalUrl::parse(&link.href, Some(&base), &engine.rules) else {
                 continue;
             };
             match engine.scope_check(&target, depth) {
                 ScopeDecision::InScope => {
-                    entries.push(FrontierEntry::link(target, depth, self.url.as_str()));
+                    let mut entry = FrontierEntry::link(target, depth, self.url.as_str());
+                    entry.duplicate_hops = duplicate_hops;
+                    entries.push(entry);
                     // Bounded batches: one transaction (and its memory) per batch, not per page.
                     if entries.len() >= OFFER_BATCH {
                         engine.frontier.offer_all(std::mem::take(&mut entries))?;
@@ -304,6 +337,7 @@ fn handle_redirect(fetched: &Fetched<'_>, lease: &Lease) -> Handled {
                     via: Some(fetched.url.as_str().to_string()),
                     kind: EntryKind::Redirect,
                     redirect_hops: hops,
+                    duplicate_hops: lease.entry.duplicate_hops,
                 })?;
                 let note = match outcome {
                     OfferOutcome::Enqueued => format!("redirect to {target}"),
@@ -364,7 +398,9 @@ fn handle_success(fetched: &Fetched<'_>) -> Handled {
 
     let text = decode_text(&fetched.response).text;
     let Fingerprinted {
-        fingerprint, page, ..
+        mut fingerprint,
+        page,
+        ..
     } = engine.stage.fingerprint_html(
         fetched.url.as_str(),
         &host,
@@ -390,64 +426,88 @@ fn handle_success(fetched: &Fetched<'_>) -> Handled {
 
     // rel=canonical elsewhere: the canonical URL stands for this page.
     if let Some(canonical) = canonical_elsewhere(fetched, &page) {
-        let lookup = engine.stage.index().lookup(&fingerprint)?;
-        engine.frontier.offer(FrontierEntry {
-            url: canonical.clone(),
-            depth: fetched.depth,
-            via: Some(fetched.url.as_str().to_string()),
-            kind: EntryKind::Link,
-            redirect_hops: 0,
-        })?;
-        let mut line = fetched.line(Decision::NearDuplicate);
-        line.duplicate_of = Some(canonical.as_str().to_string());
-        line.similarity = match lookup {
-            DedupDecision::ExactDuplicate { of, .. } if of.name == canonical.as_str() => Some(1.0),
-            DedupDecision::NearDuplicate { of, similarity } if of.name == canonical.as_str() => {
-                Some(similarity)
-            }
-            _ => None,
-        };
-        Fetched::add_note(&mut line, "rel=canonical");
-        engine.log_line(line)?;
-        return Ok((HostOutcome::Done, None));
+        return canonical_page(fetched, &fingerprint, canonical);
     }
-
     if robots.noindex {
-        let lookup = engine.stage.index().lookup(&fingerprint)?;
-        let mut line = fetched.line(Decision::Filtered);
-        Fetched::add_note(&mut line, "noindex");
-        let mut link_lines = Vec::new();
-        if let Some((of, similarity)) = duplicate_of(&lookup) {
-            line.duplicate_of = Some(of);
-            line.similarity = Some(similarity);
-        } else if !robots.nofollow {
-            let (lines, capped) = fetched.enqueue_links(&page)?;
-            link_lines = lines;
-            if let Some(capped) = capped {
-                Fetched::add_note(&mut line, &capped);
-            }
-        }
-        engine.log_line(line)?;
-        for link_line in link_lines {
-            engine.log_line(link_line)?;
-        }
-        return Ok((HostOutcome::Done, None));
+        return noindex_page(fetched, &fingerprint, &page, robots);
     }
-
+    // A site with a stricter threshold than the index's (the lowest of all sites) asks it of
+    // this page's near duplicates.
+    let index_threshold = engine.stage.settings().threshold;
+    fingerprint.threshold = engine
+        .site_for(&fetched.url)
+        .map(|site| site.threshold)
+        .filter(|&threshold| threshold > index_threshold);
     let decision = engine.stage.index().check_and_insert(&fingerprint)?;
-    record_decision(fetched, decision, Some((&page, robots)))
+    let links = PageLinks {
+        page: &page,
+        robots,
+    };
+    record_decision(fetched, decision, Some(links))
 }
 
-fn duplicate_of(decision: &DedupDecision) -> Option<(String, f64)> {
-    match decision {
-        DedupDecision::New { .. } => None,
-        DedupDecision::ExactDuplicate { of, .. } => Some((of.name.clone(), 1.0)),
-        DedupDecision::NearDuplicate { of, similarity } => Some((of.name.clone(), *similarity)),
-        DedupDecision::Contained {
-            within,
-            containment,
-        } => Some((within.name.clone(), *containment)),
+/// A page whose `rel=canonical` names another in-scope URL: that URL is offered and stands for
+/// the page, which is logged as its near duplicate (by the index's figure when the index
+/// finds the two alike).
+fn canonical_page(
+    fetched: &Fetched<'_>,
+    fingerprint: &dedupcrawl_index::DocumentFingerprint,
+    canonical: CanonicalUrl,
+) -> Handled {
+    let engine = fetched.engine;
+    let lookup = engine.stage.index().lookup(fingerprint)?;
+    engine.frontier.offer(FrontierEntry {
+        url: canonical.clone(),
+        depth: fetched.depth,
+        via: Some(fetched.url.as_str().to_string()),
+        kind: EntryKind::Link,
+        redirect_hops: 0,
+        duplicate_hops: fetched.duplicate_hops,
+    })?;
+    let mut line = fetched.line(Decision::NearDuplicate);
+    line.duplicate_of = Some(canonical.as_str().to_string());
+    line.similarity = lookup
+        .original()
+        .filter(|(of, _)| of.name == canonical.as_str())
+        .map(|(_, similarity)| similarity);
+    line.reason = Some(Reason {
+        verified: line.similarity,
+        ..Reason::of(Mechanism::Canonical)
+    });
+    Fetched::add_note(&mut line, "rel=canonical");
+    engine.log_line(line)?;
+    Ok((HostOutcome::Done, None))
+}
+
+/// A page that asks not to be indexed: not archived, its links followed unless it is a
+/// duplicate (the index is asked, not written) or asks that too.
+fn noindex_page(
+    fetched: &Fetched<'_>,
+    fingerprint: &dedupcrawl_index::DocumentFingerprint,
+    page: &PreparedPage,
+    robots: RobotsMeta,
+) -> Handled {
+    let engine = fetched.engine;
+    let lookup = engine.stage.index().lookup(fingerprint)?;
+    let mut line = fetched.line(Decision::Filtered);
+    Fetched::add_note(&mut line, "noindex");
+    let mut link_lines = Vec::new();
+    if let Some((of, similarity)) = lookup.original() {
+        line.duplicate_of = Some(of.name.clone());
+        line.similarity = Some(similarity);
+        line.reason = Some(lookup.reason().clone());
+    } else if !robots.nofollow {
+        let (lines, capped) = fetched.enqueue_links(page, &LinkChoice::All)?;
+        link_lines = lines;
+        if let Some(capped) = capped {
+            Fetched::add_note(&mut line, &capped);
+        }
     }
+    engine.log_line(line)?;
+    for link_line in link_lines {
+        engine.log_line(link_line)?;
+    }
+    Ok((HostOutcome::Done, None))
 }
 
 fn canonical_elsewhere(fetched: &Fetched<'_>, page: &PreparedPage) -> Option<CanonicalUrl> {
@@ -458,57 +518,63 @@ fn canonical_elsewhere(fetched: &Fetched<'_>, page: &PreparedPage) -> Option<Can
         .then_some(canonical)
 }
 
+/// An HTML page's links, for the decision's line.
+struct PageLinks<'p> {
+    page: &'p PreparedPage,
+    robots: RobotsMeta,
+}
+
+/// Logs the index's decision (and archives what it says to archive), then offers the page's
+/// links: all of a new page's, and of a duplicate's those the duplicate-links rule follows.
 fn record_decision(
     fetched: &Fetched<'_>,
     decision: DedupDecision,
-    page: Option<(&PreparedPage, RobotsMeta)>,
+    links: Option<PageLinks<'_>>,
 ) -> Handled {
     let engine = fetched.engine;
-    let url = fetched.url.as_str();
-    // A page named as the duplicate of itself was indexed by a run that died before logging
-    // it (resume): it is new.
-    let mut decision = match decision {
-        DedupDecision::ExactDuplicate { ref of, .. }
-        | DedupDecision::NearDuplicate { ref of, .. }
-            if of.name == url =>
-        {
-            DedupDecision::New {
-                id: Some(of.id),
-                contains: Vec::new(),
+    let page = links.as_ref().map(|l| l.page);
+    let mut line = decision_line(fetched, &decision, page)?;
+    line.reason = Some(decision.reason().clone());
+    let choice = match (&decision, &links) {
+        (_, None) => None,
+        (DedupDecision::New { .. }, Some(_)) => Some(LinkChoice::All),
+        (duplicate, Some(links)) => {
+            crate::duplicate_links::new_targets(fetched, duplicate, links.page)?
+        }
+    };
+    let mut link_lines = Vec::new();
+    if let (Some(choice), Some(links)) = (choice, &links) {
+        if links.robots.nofollow {
+            Fetched::add_note(&mut line, "nofollow");
+        } else {
+            if let LinkChoice::NewTargets { targets, .. } = &choice {
+                line.links_followed = Some(targets.len() as u32);
+            }
+            let (lines, capped) = fetched.enqueue_links(links.page, &choice)?;
+            link_lines = lines;
+            if let Some(capped) = capped {
+                Fetched::add_note(&mut line, &capped);
             }
         }
-        DedupDecision::Contained { ref within, .. } if within.name == url => DedupDecision::New {
-            id: Some(within.id),
-            contains: Vec::new(),
-        },
-        other => other,
-    };
-    // A site with a stricter threshold than the index's (the lowest of all sites) keeps pages
-    // the index calls similar. A site at the index's threshold takes the index's decision as
-    // it is, also that of a copy that holds all of another host's page and so is a near
-    // duplicate a little below the threshold (see the index's `find_containment`).
-    let index_threshold = engine.stage.settings().threshold;
-    let site_threshold = engine
-        .site_for(&fetched.url)
-        .map(|s| s.threshold)
-        .filter(|&threshold| threshold > index_threshold);
-    let mut note: Option<String> = None;
-    if let (DedupDecision::NearDuplicate { similarity, of }, Some(threshold)) =
-        (&decision, site_threshold)
-        && *similarity < threshold
-    {
-        note = Some(format!(
-            "similar to {} ({similarity:.3}) below the site threshold {threshold}",
-            of.name
-        ));
-        decision = DedupDecision::New {
-            id: None,
-            contains: Vec::new(),
-        };
     }
-    let near_policy = engine.config.archive.near_duplicates;
-    let (mut line, follow_links) = match &decision {
-        DedupDecision::New { contains, id } => {
+    engine.log_line(line)?;
+    for link_line in link_lines {
+        engine.log_line(link_line)?;
+    }
+    Ok((HostOutcome::Done, None))
+}
+
+/// The crawl-log line of a decision, and the WARC records it asks for: a response for a new
+/// page, a revisit for a same-payload duplicate, what `archive.near_duplicates` says for the
+/// others.
+fn decision_line(
+    fetched: &Fetched<'_>,
+    decision: &DedupDecision,
+    page: Option<&PreparedPage>,
+) -> Result<LogLine, CrawlError> {
+    let near_policy = fetched.engine.config.archive.near_duplicates;
+    let (kind, method) = match decision {
+        DedupDecision::New { contains, id, .. } => {
             fetched.visit.borrow_mut().document = *id;
             fetched.archive_capture()?;
             let mut line = fetched.line(Decision::Archived);
@@ -516,11 +582,12 @@ fn record_decision(
                 .iter()
                 .map(|(inner, _)| inner.name.clone())
                 .collect();
-            (line, true)
+            return Ok(line);
         }
         DedupDecision::ExactDuplicate {
             of,
             basis: ExactBasis::Payload,
+            ..
         } => {
             let mut line = fetched.line(Decision::ExactDuplicate);
             line.duplicate_of = Some(of.name.clone());
@@ -536,84 +603,30 @@ fn record_decision(
                         &of.name,
                         1.0,
                         "payload-digest",
-                        page.map(|(p, _)| p),
+                        page,
                     )?;
                 } else {
                     Fetched::add_note(&mut line, "original not archived: no revisit record");
                 }
             }
-            (line, false)
+            return Ok(line);
         }
-        DedupDecision::ExactDuplicate {
-            of,
-            basis: ExactBasis::NormalizedText,
-        } => {
-            let mut line = fetched.line(Decision::ExactDuplicate);
-            line.duplicate_of = Some(of.name.clone());
-            line.similarity = Some(1.0);
-            Fetched::add_note(&mut line, "same normalized text");
-            near_duplicate_policy(
-                fetched,
-                near_policy,
-                &of.name,
-                1.0,
-                "normalized-text-digest",
-                page.map(|(p, _)| p),
-            )?;
-            (line, false)
+        DedupDecision::ExactDuplicate { .. } => {
+            (Decision::ExactDuplicate, "normalized-text-digest")
         }
-        DedupDecision::NearDuplicate { of, similarity } => {
-            let mut line = fetched.line(Decision::NearDuplicate);
-            line.duplicate_of = Some(of.name.clone());
-            line.similarity = Some(*similarity);
-            near_duplicate_policy(
-                fetched,
-                near_policy,
-                &of.name,
-                *similarity,
-                "minhash-lsh",
-                page.map(|(p, _)| p),
-            )?;
-            (line, false)
-        }
-        DedupDecision::Contained {
-            within,
-            containment,
-        } => {
-            let mut line = fetched.line(Decision::Contained);
-            line.duplicate_of = Some(within.name.clone());
-            line.similarity = Some(*containment);
-            near_duplicate_policy(
-                fetched,
-                near_policy,
-                &within.name,
-                *containment,
-                "containment",
-                page.map(|(p, _)| p),
-            )?;
-            (line, false)
-        }
+        DedupDecision::NearDuplicate { .. } => (Decision::NearDuplicate, "minhash-lsh"),
+        DedupDecision::Contained { .. } => (Decision::Contained, "containment"),
     };
-    if let Some(note) = note {
-        Fetched::add_note(&mut line, &note);
+    let mut line = fetched.line(kind);
+    if let Some((of, similarity)) = decision.original() {
+        line.duplicate_of = Some(of.name.clone());
+        line.similarity = Some(similarity);
+        near_duplicate_policy(fetched, near_policy, &of.name, similarity, method, page)?;
     }
-    let mut link_lines = Vec::new();
-    if follow_links && let Some((page, robots)) = page {
-        if robots.nofollow {
-            Fetched::add_note(&mut line, "nofollow");
-        } else {
-            let (lines, capped) = fetched.enqueue_links(page)?;
-            link_lines = lines;
-            if let Some(capped) = capped {
-                Fetched::add_note(&mut line, &capped);
-            }
-        }
+    if matches!(decision, DedupDecision::ExactDuplicate { .. }) {
+        Fetched::add_note(&mut line, "same normalized text");
     }
-    engine.log_line(line)?;
-    for link_line in link_lines {
-        engine.log_line(link_line)?;
-    }
-    Ok((HostOutcome::Done, None))
+    Ok(line)
 }
 
 fn near_duplicate_policy(

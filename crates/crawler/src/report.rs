@@ -39,6 +39,10 @@ pub struct HostReport {
     pub bytes_fetched: u64,
     /// Payload bytes of duplicates, not stored as new content.
     pub bytes_saved: u64,
+    /// Decisions by the mechanism that decided (lines with a `reason`, by
+    /// `reason.mechanism`).
+    #[serde(default)]
+    pub mechanisms: BTreeMap<String, u64>,
 }
 
 /// The whole crawl.
@@ -104,6 +108,12 @@ impl HostReport {
         }
         let bytes = line.bytes.unwrap_or(0);
         self.bytes_fetched += bytes;
+        if let Some(reason) = &line.reason {
+            *self
+                .mechanisms
+                .entry(reason.mechanism.as_str().to_string())
+                .or_default() += 1;
+        }
         match line.decision {
             Decision::Archived => {
                 self.archived += 1;

@@ -133,6 +133,7 @@ pub(crate) fn seed_round(engine: &Engine) -> Result<usize, CrawlError> {
             via: None,
             kind: EntryKind::Seed,
             redirect_hops: 0,
+            duplicate_hops: 0,
         });
     }
     let count = entries.len();
@@ -208,8 +209,9 @@ pub(crate) fn similarity_to_previous(
         // The id was reused for another page: not this page's version.
         return Ok(None);
     }
-    if let (Some(old), Some(new)) = (&stored.small_shingles, &fingerprint.small_shingles) {
-        return Ok(Some(dedupcrawl_index::small_set_resemblance(old, new)));
+    if !stored.shingles.is_empty() && !fingerprint.shingles.is_empty() {
+        let counts = dedupcrawl_index::shingle_counts(&fingerprint.shingles, &stored.shingles);
+        return Ok(Some(counts.resemblance()));
     }
     Ok(match (&stored.signature, &fingerprint.signature) {
         // The index keeps the low bits of each value (b-bit MinHash): compare those.

@@ -183,6 +183,7 @@ impl Engine {
                         via: Some(sitemap_url.clone()),
                         kind: EntryKind::Sitemap,
                         redirect_hops: 0,
+                        duplicate_hops: 0,
                     });
                 }
             }

@@ -208,6 +208,11 @@ pub(crate) fn handle_soft_404(
     let mut line: LogLine = fetched.line(Decision::Soft404);
     line.resembles = Some(answer.url.clone());
     line.similarity = Some(comparison.resemblance);
+    line.reason = Some(dedupcrawl_index::Reason {
+        verified: Some(comparison.resemblance),
+        threshold: Some(min_resemblance),
+        ..dedupcrawl_index::Reason::of(dedupcrawl_index::Mechanism::Soft404)
+    });
     Fetched::add_note(&mut line, SOFT_404_NOTE);
     engine.log_line(line)?;
     Ok(Some(HostOutcome::Done))

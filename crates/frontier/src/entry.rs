@@ -29,6 +29,10 @@ pub struct FrontierEntry {
     pub kind: EntryKind,
     /// Redirects followed to reach this URL (the engine bounds them).
     pub redirect_hops: u8,
+    /// Duplicates in a row whose new links led here (0 for a link of a new page): a chain of
+    /// duplicates whose links are followed stops at the engine's bound.
+    #[serde(default)]
+    pub duplicate_hops: u8,
 }
 
 impl FrontierEntry {
@@ -40,6 +44,7 @@ impl FrontierEntry {
             via: None,
             kind: EntryKind::Seed,
             redirect_hops: 0,
+            duplicate_hops: 0,
         }
     }
 
@@ -51,6 +56,7 @@ impl FrontierEntry {
             via: Some(via.into()),
             kind: EntryKind::Link,
             redirect_hops: 0,
+            duplicate_hops: 0,
         }
     }
 }

@@ -20,11 +20,17 @@ pub(crate) struct StoredEntry {
     kind: EntryKind,
     #[serde(rename = "r", default)]
     redirect_hops: u8,
+    #[serde(rename = "h", default, skip_serializing_if = "is_zero")]
+    duplicate_hops: u8,
     #[serde(rename = "a", default)]
     attempts: u8,
     /// [`Lease::leased_before`]: set when the entry goes back to a queue after a lease.
     #[serde(rename = "l", default, skip_serializing_if = "std::ops::Not::not")]
     pub(crate) leased_before: bool,
+}
+
+fn is_zero(value: &u8) -> bool {
+    *value == 0
 }
 
 impl StoredEntry {
@@ -36,6 +42,7 @@ impl StoredEntry {
             via: entry.via,
             kind: entry.kind,
             redirect_hops: entry.redirect_hops,
+            duplicate_hops: entry.duplicate_hops,
             attempts,
             leased_before: false,
         }
@@ -65,6 +72,7 @@ impl StoredEntry {
             via: self.via,
             kind: self.kind,
             redirect_hops: self.redirect_hops,
+            duplicate_hops: self.duplicate_hops,
         };
         Lease::new(id, entry, self.attempts, self.leased_before)
     }

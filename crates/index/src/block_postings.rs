@@ -133,21 +133,9 @@ mod tests {
     #[test]
     fn block_values_never_meet_sampled_shingles_and_short_blocks_are_not_posted() {
         let blocks = own_blocks_of(&[
-            ContentUnit {
-                key: 5,
-                tokens: 2,
-                sketch: None,
-            },
-            ContentUnit {
-                key: 9,
-                tokens: 7,
-                sketch: None,
-            },
-            ContentUnit {
-                key: 9,
-                tokens: 7,
-                sketch: None,
-            },
+            ContentUnit { key: 5, tokens: 2 },
+            ContentUnit { key: 9, tokens: 7 },
+            ContentUnit { key: 9, tokens: 7 },
         ]);
         assert_eq!(blocks.len(), 2);
         let values: Vec<u64> = posted_blocks(&blocks).collect();

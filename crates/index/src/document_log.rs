@@ -328,13 +328,12 @@ mod tests {
             tokens: None,
             signature: Some(MinHashSignature((0..128).map(|v| v * id).collect())),
             mod_sample: None,
-            small_shingles: None,
+            shingles: vec![id, id + 1],
+            compared_text: Vec::new(),
+            link_targets: Vec::new(),
             link: None,
             blocks: vec![u64::from(id)],
-            block_sketches: Vec::new(),
             own_blocks: Vec::new(),
-            own_pairs: Default::default(),
-            name_tokens: Vec::new(),
         }
     }
 

@@ -1,10 +1,12 @@
 //! The persistent dedup index: "have we seen this content before?".
 //!
 //! [`DedupIndex::check_and_insert`] answers, atomically per document: new, exact duplicate of
-//! D (same payload SHA-1, or same normalized token stream), near duplicate of D (MinHash
-//! estimate ≥ threshold, every LSH candidate verified), or contained in D (MOD_m containment).
-//! A new document is recorded in the same step, so two near-duplicates checked at the same
-//! time never both come back new. The index also keeps per-host counts of content blocks, from
+//! D (same payload SHA-1, or same normalized text), near duplicate of D (an LSH candidate whose
+//! exact resemblance of compared shingles is at least the threshold), or contained in D (a
+//! MOD_m candidate whose exact containment is at least the containment threshold). Every
+//! answer carries its [`Reason`]: the [`Mechanism`] that decided and its figures. A new
+//! document is recorded in the same step, so two near-duplicates checked at the same time
+//! never both come back new. The index also keeps per-host counts of content blocks, from
 //! which the text pipeline learns a host's template ([`DedupIndex::block_page_counts`]).
 //!
 //! [`SledDedupIndex`] is the embedded backend: the records in an append-only
@@ -12,8 +14,8 @@
 //! [`PostgresDedupIndex`] is the backend of several workers sharing one crawl (tables in the
 //! top-level `migrations/`; a per-crawl advisory lock makes check-and-insert atomic across
 //! processes). Both run the same decision (`decision.rs`). Near duplicates and contained pages
-//! are kept as cluster members, so a decision names the most similar earlier page and
-//! [`DocumentRef::cluster`] the first page of its cluster.
+//! are kept as cluster members (an exact copy of one is its exact duplicate); a duplicate
+//! always names an original, a page that was archived.
 //!
 //! ```
 //! use dedupcrawl_index::{DedupIndex, DocumentFingerprint, IndexConfig, SledDedupIndex, DedupDecision};
@@ -22,18 +24,24 @@
 //! let dir = tempfile::tempdir().unwrap();
 //! let index = SledDedupIndex::open(dir.path(), IndexConfig::default()).unwrap();
 //! let hasher = MinHasher::new(128);
-//! let doc = |name: &str, tokens: &[u64], payload: &[u8]| DocumentFingerprint {
-//!     signature: hasher.signature(&shingle_set(tokens, 5)),
-//!     ..DocumentFingerprint::new(name, "example.org", PayloadDigest::of(payload))
+//! let doc = |name: &str, tokens: &[u64], payload: &[u8]| {
+//!     let shingles = shingle_set(tokens, 5);
+//!     DocumentFingerprint {
+//!         signature: hasher.signature(&shingles),
+//!         ..DocumentFingerprint::new(name, "example.org", PayloadDigest::of(payload))
+//!     }
+//!     .with_shingles(&shingles)
 //! };
 //! let text: Vec<u64> = (0..500).collect();
 //! let mut edited = text.clone();
 //! edited[250] = 7_777;
 //! assert!(matches!(index.check_and_insert(&doc("a", &text, b"A")).unwrap(), DedupDecision::New { .. }));
 //! match index.check_and_insert(&doc("b", &edited, b"B")).unwrap() {
-//!     DedupDecision::NearDuplicate { of, similarity } => {
+//!     DedupDecision::NearDuplicate { of, similarity, reason } => {
 //!         assert_eq!(of.name, "a");
 //!         assert!(similarity > 0.9);
+//!         assert_eq!(reason.mechanism, dedupcrawl_index::Mechanism::NearLsh);
+//!         assert_eq!(reason.verified, Some(similarity));
 //!     }
 //!     other => panic!("{other:?}"),
 //! }
@@ -42,13 +50,12 @@
 pub mod block_counts;
 mod block_postings;
 mod candidates;
-mod cold_record;
 mod decision;
 pub mod document_log;
+mod explanation;
 mod lookup_tables;
 mod overlap;
 mod own_content;
-mod page_name;
 mod postgres_backend;
 mod postgres_schema;
 mod record;
@@ -56,12 +63,9 @@ mod sample_postings;
 mod sled_backend;
 mod storage;
 
-pub use decision::ADDED_TO_COPY_DRIFT;
+pub use explanation::{Closest, Mechanism, Reason, ShingleCounts, Vetoed};
 pub use overlap::{OverlapEstimate, OverlapOptions, estimate_overlap};
-pub use own_content::{
-    ContentUnit, DISTINCT_CONTENT_TOKENS, PartTokens, SUBSTANTIAL_BLOCK_TOKENS, adjacent_pairs,
-    missing_tokens,
-};
+pub use own_content::OWN_CONTENT_RUN;
 pub use postgres_backend::PostgresDedupIndex;
 pub use postgres_schema::connect_and_migrate;
 pub use record::{
@@ -154,7 +158,7 @@ impl From<dedupcrawl_reconnect::CallPanicked> for IndexError {
 /// signature-incompatible settings is an error.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct IndexConfig {
-    /// Near-duplicate threshold on estimated resemblance.
+    /// Near-duplicate threshold on the verified resemblance of compared texts.
     pub threshold: f64,
     /// MinHash signature length k.
     pub num_hashes: usize,
@@ -164,15 +168,9 @@ pub struct IndexConfig {
     /// Which earlier documents are candidates (then verified): those sharing a bucket, or
     /// at least m super-shingles.
     pub near_method: NearMethod,
-    /// Containment threshold: a document whose estimated share inside another document is at
-    /// least this is `contained`.
+    /// Containment threshold: a document whose verified share of compared shingles inside
+    /// another document is at least this is `contained`.
     pub containment_threshold: f64,
-    /// Containment is only estimated when the sample of the page that may be contained has at
-    /// least this many values at the common modulus. 16 values all found inside another page
-    /// still only say "containment ≥ 0.83" with 95 % confidence (0.05^(1/16)); 8 say ≥ 0.69,
-    /// too little for a 0.9 threshold. On the Rust docs the pages below 16 were small residues
-    /// left by the host template (an error type's two sentences inside `io::Error`).
-    pub containment_min_samples: usize,
     /// Shingle size, recorded so a reopened index refuses signatures of another shingling.
     pub shingle_size: usize,
 }
@@ -184,8 +182,8 @@ impl Default for IndexConfig {
 }
 
 impl IndexConfig {
-    /// Default weights favour recall (false negatives cost 19× false positives: b=16, r=8 at k=128, t=0.8): every LSH
-    /// candidate is verified against the full signature anyway.
+    /// Default weights favour recall (false negatives cost 19× false positives: b=16, r=8 at
+    /// k=128, t=0.8): every LSH candidate is verified on the exact shingle sets anyway.
     pub const FALSE_POSITIVE_WEIGHT: f64 = 0.05;
     pub const FALSE_NEGATIVE_WEIGHT: f64 = 0.95;
 
@@ -201,7 +199,6 @@ impl IndexConfig {
             ),
             near_method: NearMethod::Lsh,
             containment_threshold: 0.9,
-            containment_min_samples: 16,
             shingle_size: 5,
         }
     }
@@ -278,47 +275,43 @@ pub struct DocumentFingerprint {
     /// Host (or site) the document belongs to, for per-host block counts.
     pub host: String,
     pub payload: PayloadDigest,
-    /// Digest of the normalized tokens; `None` when the document has no tokens.
+    /// Digest of the normalized tokens of the page's main content; `None` when the document
+    /// has no tokens.
     pub tokens: Option<TokenDigest>,
     /// `None` when the document has no shingles (then only exact checks apply).
     pub signature: Option<MinHashSignature>,
     pub mod_sample: Option<ModSample>,
-    /// The whole shingle set (32-bit hashes, sorted) of a small document: with at most
-    /// [`SMALL_SET_MAX`] shingles the MinHash estimate is noisy, so two small documents are
-    /// verified by their exact resemblance instead (it costs no more than the signature).
-    pub small_shingles: Option<Vec<u32>>,
+    /// The compared text's shingle set, every shingle as the high 32 bits of its hash, sorted
+    /// and distinct ([`compared_shingle_set`]): what a candidate's resemblance and containment
+    /// are verified on, exactly. Empty when the page has no shingles or more than
+    /// [`MAX_KEPT_SHINGLES`] (then the estimate decides, and the reason says so).
+    pub shingles: Vec<u32>,
+    /// The page's own text as runs of its shingles in text order (32 bits each, as in
+    /// `shingles`): a shingle that starts in a block other pages of the host have too is no
+    /// own text and splits a run. What the own-content veto walks; not kept in the record.
+    pub own_shingles: Vec<Vec<u32>>,
+    /// The compared text as the pipeline encodes it (opaque here): kept in the record, so
+    /// `dedupcrawl why` can show the text a decision compared.
+    pub compared_text: Vec<u8>,
+    /// The page's content link targets (path and query, 32-bit hashes, sorted and distinct):
+    /// kept in the record, so the crawler can tell which targets a duplicate of this page
+    /// links to that this page does not.
+    pub link_targets: Vec<u32>,
     /// Keys of the page's main-content blocks (hashes of their normalized tokens, template
-    /// included): counted for the host when the document is new, and stored for every
-    /// document so a later page of the host can tell which of its blocks this one has.
+    /// included): counted for the host when the document is new (the host's template is what
+    /// many of its pages share).
     pub block_fingerprints: Vec<u64>,
-    /// Sketches of the page's substantial non-template content blocks (see
-    /// [`dedupcrawl_sketch::BlockSketch`]): stored, so an edited paragraph of a later page
-    /// finds its counterpart here.
-    pub block_sketches: Vec<dedupcrawl_sketch::BlockSketch>,
-    /// The page's non-template content blocks (link lists left out): a page is never a
-    /// duplicate of, nor contained in, a page of its own host that lacks
-    /// [`DISTINCT_CONTENT_TOKENS`] or more of their tokens (see [`missing_tokens`]).
+    /// The page's non-template content blocks (link lists left out): a short page is posted
+    /// for containment under them (see `block_postings`).
     pub own_content: Vec<ContentUnit>,
-    /// Keys of the same blocks in page order, a block the page repeats each time: which own
-    /// blocks sit side by side (see [`adjacent_pairs`]).
-    pub own_sequence: Vec<u64>,
-    /// Whether the host's template could be told apart when `own_content` was taken (the
-    /// host had enough pages for a block to count as template): until then a host's first
-    /// pages share blocks that are template, and their blocks vouch for no containment on
-    /// the host.
+    /// Whether the host's template could be told apart when the page was prepared (the host
+    /// had enough pages for a block to count as template): until then a host's first pages
+    /// share blocks that are template, and say nothing about which page holds which.
     pub template_known: bool,
-    /// A block on at least this many of the host's new pages was template when `own_content`
-    /// was taken (0 until the template is known): a later decision leaves such blocks out of
-    /// a record of the host made before (see `crate::cold_record`).
-    pub template_min_pages: u32,
-    /// Key of the page's first own heading (its title, as most pages put it first): a page
-    /// whose title a page of its host of about its size lacks is another page, however alike
-    /// the rest (see `has_own_content` in the decision).
-    pub name_block: Option<u64>,
-    /// The tokens of that title (32-bit token hashes in page order, its last
-    /// [`MAX_NAME_TOKENS`]): a title that is another's under a short label ("Appendix G GNU
-    /// General Public License" and "GNU General Public License") names the same thing.
-    pub name_tokens: Vec<u32>,
+    /// A higher near-duplicate threshold the page's site asks (a `[[site]]` stricter than
+    /// the index): a page whose closest original is under it is new
+    /// ([`Mechanism::SiteThreshold`]). `None`: the index's.
+    pub threshold: Option<f64>,
 }
 
 impl DocumentFingerprint {
@@ -330,63 +323,76 @@ impl DocumentFingerprint {
             tokens: None,
             signature: None,
             mod_sample: None,
-            small_shingles: None,
+            shingles: Vec::new(),
+            own_shingles: Vec::new(),
+            compared_text: Vec::new(),
+            link_targets: Vec::new(),
             block_fingerprints: Vec::new(),
-            block_sketches: Vec::new(),
             own_content: Vec::new(),
-            own_sequence: Vec::new(),
             template_known: false,
-            template_min_pages: 0,
-            name_block: None,
-            name_tokens: Vec::new(),
+            threshold: None,
         }
     }
 
-    /// Sets `small_shingles` from a shingle set when it is small enough.
-    pub fn with_small_shingles(mut self, shingles: &[u64]) -> Self {
-        self.small_shingles = small_shingle_set(shingles);
+    /// Sets `shingles` from a page's shingles ([`dedupcrawl_sketch::shingle_sequence`]),
+    /// and `own_shingles` to all of them in that order (a set works too: the veto then reads
+    /// its order as the text's).
+    pub fn with_shingles(mut self, sequence: &[u64]) -> Self {
+        self.shingles = compared_shingle_set(sequence);
+        self.own_shingles = if self.shingles.is_empty() {
+            Vec::new()
+        } else {
+            vec![sequence.iter().map(|&s| (s >> 32) as u32).collect()]
+        };
         self
     }
 }
 
-/// Tokens of a page's title kept at most ([`DocumentFingerprint::name_tokens`]): a title
-/// longer than this is a sentence, whose last tokens tell it apart well enough.
-pub const MAX_NAME_TOKENS: usize = 16;
+/// Shingles a record keeps at most for verification: a one-page edition of a large book has
+/// about 150,000; past this (a hostile page of a million distinct words) the estimate decides.
+pub const MAX_KEPT_SHINGLES: usize = 1 << 18;
 
-/// Documents with at most this many shingles keep their exact set.
-pub const SMALL_SET_MAX: usize = 128;
-
-/// The 32-bit shingle set kept for a small document (`None` when larger than [`SMALL_SET_MAX`]).
-pub fn small_shingle_set(shingles: &[u64]) -> Option<Vec<u32>> {
-    if shingles.is_empty() || shingles.len() > SMALL_SET_MAX {
-        return None;
+/// The verification set of a shingle set: each shingle's high 32 bits, sorted and distinct
+/// (empty past [`MAX_KEPT_SHINGLES`]). Two sets of n shingles share a 32-bit value by chance
+/// with probability about n² / 2³², under 10⁻³ for pages of 2,000 shingles.
+pub fn compared_shingle_set(shingles: &[u64]) -> Vec<u32> {
+    if shingles.len() > MAX_KEPT_SHINGLES {
+        return Vec::new();
     }
     let mut set: Vec<u32> = shingles.iter().map(|&s| (s >> 32) as u32).collect();
     set.sort_unstable();
     set.dedup();
-    Some(set)
+    set
 }
 
-/// Exact resemblance of two sorted 32-bit sets.
-pub fn small_set_resemblance(a: &[u32], b: &[u32]) -> f64 {
-    let (mut i, mut j, mut common) = (0, 0, 0usize);
-    while i < a.len() && j < b.len() {
-        match a[i].cmp(&b[j]) {
+/// The exact shingle counts of two verification sets ([`compared_shingle_set`]).
+pub fn shingle_counts(page: &[u32], other: &[u32]) -> ShingleCounts {
+    let (mut i, mut j, mut shared) = (0, 0, 0u64);
+    while i < page.len() && j < other.len() {
+        match page[i].cmp(&other[j]) {
             std::cmp::Ordering::Less => i += 1,
             std::cmp::Ordering::Greater => j += 1,
             std::cmp::Ordering::Equal => {
-                common += 1;
+                shared += 1;
                 i += 1;
                 j += 1;
             }
         }
     }
-    let union = a.len() + b.len() - common;
-    if union == 0 {
-        1.0
-    } else {
-        common as f64 / union as f64
+    ShingleCounts {
+        page: page.len() as u64,
+        other: other.len() as u64,
+        shared,
     }
+}
+
+/// One content block of a page, as containment postings see it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ContentUnit {
+    /// The block's key: a hash of its normalized tokens.
+    pub key: u64,
+    /// Normalized tokens in the block.
+    pub tokens: u16,
 }
 
 /// A document already in the index.
@@ -394,9 +400,9 @@ pub fn small_set_resemblance(a: &[u32], b: &[u32]) -> f64 {
 pub struct DocumentRef {
     pub id: DocumentId,
     pub name: String,
-    /// The original at the root of this document's cluster: `id` itself for an original,
-    /// the first page of the chain for a near duplicate or contained page that the index
-    /// keeps as a cluster member (see [`StoredDocument::link`]).
+    /// The original of this document's cluster: `id` itself for an original, the page it
+    /// duplicates for a near duplicate or contained page that the index keeps as a cluster
+    /// member (see [`StoredDocument::link`]).
     pub cluster: DocumentId,
 }
 
@@ -410,33 +416,74 @@ pub enum ExactBasis {
     NormalizedText,
 }
 
-/// The index's answer for one document.
+/// The index's answer for one document, with the reason its deciding mechanism gave.
 #[derive(Debug, Clone, PartialEq)]
 pub enum DedupDecision {
     /// Not seen before; recorded under `id` (unless it was only a lookup). `contains` names the
     /// known documents this one contains (it is a larger page around them, such as the
-    /// all-on-one-page version of a story whose parts came first), most contained first.
+    /// all-on-one-page version of a story whose parts came first), most contained first, with
+    /// their verified containment in this page.
     New {
         id: Option<DocumentId>,
         contains: Vec<(DocumentRef, f64)>,
+        reason: Reason,
     },
     ExactDuplicate {
         of: DocumentRef,
         basis: ExactBasis,
+        reason: Reason,
     },
+    /// `similarity`: the verified resemblance of the two compared texts.
     NearDuplicate {
         of: DocumentRef,
         similarity: f64,
+        reason: Reason,
     },
+    /// `containment`: the verified share of this page's compared shingles inside `within`.
     Contained {
         within: DocumentRef,
         containment: f64,
+        reason: Reason,
     },
 }
 
 impl DedupDecision {
     pub fn is_new(&self) -> bool {
         matches!(self, DedupDecision::New { .. })
+    }
+
+    /// What the deciding mechanism said.
+    pub fn reason(&self) -> &Reason {
+        match self {
+            DedupDecision::New { reason, .. }
+            | DedupDecision::ExactDuplicate { reason, .. }
+            | DedupDecision::NearDuplicate { reason, .. }
+            | DedupDecision::Contained { reason, .. } => reason,
+        }
+    }
+
+    /// [`reason`](Self::reason), to change.
+    pub fn reason_mut(&mut self) -> &mut Reason {
+        match self {
+            DedupDecision::New { reason, .. }
+            | DedupDecision::ExactDuplicate { reason, .. }
+            | DedupDecision::NearDuplicate { reason, .. }
+            | DedupDecision::Contained { reason, .. } => reason,
+        }
+    }
+
+    /// The original a duplicate names and the similarity reported (1 for exact duplicates).
+    pub fn original(&self) -> Option<(&DocumentRef, f64)> {
+        match self {
+            DedupDecision::New { .. } => None,
+            DedupDecision::ExactDuplicate { of, .. } => Some((of, 1.0)),
+            DedupDecision::NearDuplicate { of, similarity, .. } => Some((of, *similarity)),
+            DedupDecision::Contained {
+                within,
+                containment,
+                ..
+            } => Some((within, *containment)),
+        }
     }
 }
 

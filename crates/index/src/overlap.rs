@@ -151,38 +151,30 @@ fn sample_side(
     })
 }
 
-/// A stored document as the fingerprint it was recorded from. Its own content is known only
-/// by its substantial blocks (their sketches; a record keeps no token counts): each stands for
-/// a block of [`crate::DISTINCT_CONTENT_TOKENS`] tokens, found in another page by its sketch.
+/// A stored document as the fingerprint it was recorded from.
 fn as_fingerprint(document: StoredDocument) -> DocumentFingerprint {
-    let own_content = document
-        .block_sketches
-        .iter()
-        .map(|sketch| crate::ContentUnit {
-            // No block key of the other page is a sketch's hash: found by the sketch only.
-            key: xxhash_rust::xxh3::xxh3_64(&sketch.0.map(u16::to_le_bytes).concat()),
-            tokens: crate::DISTINCT_CONTENT_TOKENS as u16,
-            sketch: Some(*sketch),
-        })
-        .collect();
     DocumentFingerprint {
-        own_content,
         name: document.name,
         host: document.host,
         payload: document.payload,
         tokens: document.tokens,
         signature: document.signature,
         mod_sample: document.mod_sample,
-        small_shingles: document.small_shingles,
+        own_shingles: vec![document.shingles.clone()],
+        shingles: document.shingles,
+        compared_text: Vec::new(),
+        link_targets: document.link_targets,
         block_fingerprints: document.blocks,
-        block_sketches: document.block_sketches,
-        // Which blocks sit side by side is kept as pair keys only: no sequence to give.
-        own_sequence: Vec::new(),
-        template_known: false,
-        template_min_pages: 0,
-        // A record keeps no title's block key, only its tokens.
-        name_block: None,
-        name_tokens: document.name_tokens,
+        own_content: document
+            .own_blocks
+            .iter()
+            .map(|block| crate::ContentUnit {
+                key: block.key,
+                tokens: block.tokens,
+            })
+            .collect(),
+        template_known: true,
+        threshold: None,
     }
 }
 

@@ -4,11 +4,9 @@
 //! values keep their low 32 bits (`ModSample::low_bits`). Only the current record version is
 //! read: an index of another format is refused before any record is (see `sled_backend`).
 
-use dedupcrawl_sketch::{
-    BLOCK_SKETCH_VALUES, BlockSketch, MinHashSignature, ModSample, PayloadDigest, TokenDigest,
-};
+use dedupcrawl_sketch::{MinHashSignature, ModSample, PayloadDigest, TokenDigest};
 
-use crate::IndexError;
+use crate::{IndexError, Mechanism};
 
 /// Dense 32-bit document id, assigned in insertion order.
 pub type DocumentId = u32;
@@ -23,40 +21,34 @@ pub struct StoredDocument {
     pub tokens: Option<TokenDigest>,
     pub signature: Option<MinHashSignature>,
     pub mod_sample: Option<ModSample>,
-    pub small_shingles: Option<Vec<u32>>,
+    /// The compared text's verification set ([`crate::compared_shingle_set`]).
+    pub shingles: Vec<u32>,
+    /// The compared text as the pipeline encoded it ([`crate::DocumentFingerprint::compared_text`]).
+    pub compared_text: Vec<u8>,
+    /// The page's content link targets ([`crate::DocumentFingerprint::link_targets`]).
+    pub link_targets: Vec<u32>,
     /// For a near duplicate or contained page kept as a cluster member: the decision it got.
     /// `None` for an original.
     pub link: Option<DocumentLink>,
     /// The page's content block keys (sorted, distinct), originals and members alike: the
     /// per-host block counts of template learning are rebuilt from the originals' when the
-    /// index opens, and a later page of the host looks up which of its blocks this one has
-    /// (the own-content check).
+    /// index opens.
     pub blocks: Vec<u64>,
-    /// Sketches of the page's substantial content blocks, originals and members alike: an
-    /// edited paragraph of a later page of the host finds its counterpart here.
-    pub block_sketches: Vec<BlockSketch>,
     /// The page's own-content blocks (non-template, no link lists), each as its key and
-    /// normalized tokens, sorted by key. A later, larger page of the host that lacks
-    /// [`crate::DISTINCT_CONTENT_TOKENS`] tokens of its short ones (this page's heading,
-    /// summary, declaration) does not hold this page, while one that lacks only a part's
-    /// heading and pager does; an original is posted under them for containment (a part too
-    /// short for its shingle sample to find the page that holds it finds it by its blocks).
+    /// normalized tokens, sorted by key: an original is posted for containment under them (a
+    /// part too short for its shingle sample to find the page that holds it finds it by its
+    /// blocks).
     pub own_blocks: Vec<OwnBlock>,
-    /// Keys of the pairs of the page's own-content blocks ([`crate::adjacent_pairs`]) that
-    /// sit side by side, that have one block between them and that have two: a part found
-    /// block by block in a larger page is inside it only where its blocks also sit side by
-    /// side there.
-    pub own_pairs: [Vec<u64>; crate::own_content::PAIR_SKIPS],
-    /// The tokens of the page's title ([`crate::DocumentFingerprint::name_tokens`]).
-    pub name_tokens: Vec<u32>,
 }
 
 /// Block keys (and own blocks) a record keeps at most: the smallest keys, so two pages
-/// keep the same ones of the blocks they share. The largest pages of the Rust docs have under
-/// 18,000 block-level tags (counted by hand, 2026-11-27); a hostile page of a million distinct one-word paragraphs (10 MB) made a
-/// record of 36 MB, past what the document log takes, and stopped `dedup` and the crawl.
-/// Past the bound a page's other blocks count as its own (the safe side: distinct).
+/// keep the same ones of the blocks they share. A hostile page of a million distinct one-word
+/// paragraphs (10 MB) would otherwise make a record past what the document log takes.
 pub const MAX_RECORD_BLOCKS: usize = 65_536;
+
+/// Bytes of compared text a record keeps at most (the pipeline encodes it; a longer text is
+/// cut, and `why` says so).
+pub const MAX_COMPARED_TEXT_BYTES: usize = 4 << 20;
 
 /// An own-content block of a stored page (see [`StoredDocument::own_blocks`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -71,26 +63,49 @@ pub struct OwnBlock {
 pub struct DocumentLink {
     /// `true` for a page contained in `to`, `false` for a near duplicate of it.
     pub contained: bool,
-    /// The most similar earlier document (an original or another member).
+    /// The original it duplicates.
     pub to: DocumentId,
-    /// The original at the root of the chain.
-    pub cluster: DocumentId,
-    /// Estimated resemblance (or containment) with `to`.
+    /// Verified resemblance (or containment) with `to`.
     pub similarity: f64,
+    /// The mechanism that decided.
+    pub mechanism: Mechanism,
 }
 
-/// Version 11: the tokens of the page's title are kept.
-/// Version 10: the keys of a page's adjacent own-content blocks are kept.
-/// Version 9: a page's own-content blocks are kept whole (version 8 kept the short ones).
-/// Version 8: a page's short own-content blocks are kept with their token counts, and the
-/// MOD_m sample's length takes 32 bits (a page of 4 million shingles wrapped 16 and left a
-/// record no reader could parse: the index did not open again). Version 7:
-/// block keys are hashes of normalized tokens, kept for members too.
-const RECORD_VERSION: u8 = 11;
+/// Version 12: the compared text's shingle set, the compared text and the content link
+/// targets are kept; block sketches, adjacent block pairs and title tokens are not.
+const RECORD_VERSION: u8 = 12;
 /// Bits kept per signature value.
 pub const SIGNATURE_BITS: u32 = 16;
 /// Bits kept per MOD_m sample value.
 pub(crate) const SAMPLE_BITS: u32 = 32;
+
+/// Mechanisms as a record stores them (a member's link).
+fn mechanism_code(mechanism: Mechanism) -> u8 {
+    Mechanism::ALL
+        .iter()
+        .position(|&m| m == mechanism)
+        .unwrap_or(0) as u8
+}
+
+/// A sorted set of 32-bit values as gaps in LEB128 (about 3 bytes a value for a page's
+/// shingles, instead of 4).
+fn put_sorted_set(out: &mut Vec<u8>, values: &[u32]) {
+    out.extend_from_slice(&(values.len() as u32).to_le_bytes());
+    let mut previous = 0u32;
+    for &value in values {
+        let mut gap = value.wrapping_sub(previous);
+        previous = value;
+        loop {
+            let byte = (gap & 0x7f) as u8;
+            gap >>= 7;
+            if gap == 0 {
+                out.push(byte);
+                break;
+            }
+            out.push(byte | 0x80);
+        }
+    }
+}
 
 fn put_str(out: &mut Vec<u8>, s: &str) {
     let bytes = s.as_bytes();
@@ -138,17 +153,17 @@ impl StoredDocument {
             }
             None => out.extend_from_slice(&0u64.to_le_bytes()),
         }
-        let small = self.small_shingles.as_deref().unwrap_or(&[]);
-        out.extend_from_slice(&(small.len() as u16).to_le_bytes());
-        for v in small {
-            out.extend_from_slice(&v.to_le_bytes());
-        }
+        put_sorted_set(&mut out, &self.shingles);
+        put_sorted_set(&mut out, &self.link_targets);
+        let text = &self.compared_text[..self.compared_text.len().min(MAX_COMPARED_TEXT_BYTES)];
+        out.extend_from_slice(&(text.len() as u32).to_le_bytes());
+        out.extend_from_slice(text);
         match self.link {
             Some(link) => {
                 out.push(if link.contained { 2 } else { 1 });
                 out.extend_from_slice(&link.to.to_le_bytes());
-                out.extend_from_slice(&link.cluster.to_le_bytes());
                 out.extend_from_slice(&link.similarity.to_le_bytes());
+                out.push(mechanism_code(link.mechanism));
             }
             None => out.push(0),
         }
@@ -156,27 +171,10 @@ impl StoredDocument {
         for block in &self.blocks {
             out.extend_from_slice(&block.to_le_bytes());
         }
-        out.extend_from_slice(&(self.block_sketches.len() as u32).to_le_bytes());
-        for sketch in &self.block_sketches {
-            for value in sketch.0 {
-                out.extend_from_slice(&value.to_le_bytes());
-            }
-        }
         out.extend_from_slice(&(self.own_blocks.len() as u32).to_le_bytes());
         for block in &self.own_blocks {
             out.extend_from_slice(&block.key.to_le_bytes());
             out.extend_from_slice(&block.tokens.to_le_bytes());
-        }
-        for pairs in &self.own_pairs {
-            out.extend_from_slice(&(pairs.len() as u32).to_le_bytes());
-            for pair in pairs {
-                out.extend_from_slice(&pair.to_le_bytes());
-            }
-        }
-        let name_tokens = &self.name_tokens[..self.name_tokens.len().min(crate::MAX_NAME_TOKENS)];
-        out.push(name_tokens.len() as u8);
-        for token in name_tokens {
-            out.extend_from_slice(&token.to_le_bytes());
         }
         out
     }
@@ -234,25 +232,28 @@ impl StoredDocument {
                 .collect();
             Some(ModSample { modulus, values })
         };
-        let small_len = reader.u16().ok_or_else(|| corrupt("small set length"))? as usize;
-        let small_shingles = if small_len == 0 {
-            None
-        } else {
-            let set = reader
-                .items(small_len, 4)
-                .ok_or_else(|| corrupt("small set"))?;
-            Some(set.map(le_u32).collect())
-        };
+        let shingles = reader.sorted_set().ok_or_else(|| corrupt("shingles"))?;
+        let link_targets = reader.sorted_set().ok_or_else(|| corrupt("link targets"))?;
+        let text_len = reader
+            .u32()
+            .ok_or_else(|| corrupt("compared text length"))? as usize;
+        let compared_text = reader
+            .take(text_len)
+            .ok_or_else(|| corrupt("compared text"))?
+            .to_vec();
         let link = match reader.take(1).ok_or_else(|| corrupt("link kind"))?[0] {
             0 => None,
             kind => Some(DocumentLink {
                 contained: kind == 2,
                 to: reader.u32().ok_or_else(|| corrupt("link target"))?,
-                cluster: reader.u32().ok_or_else(|| corrupt("link cluster"))?,
                 similarity: reader
                     .u64()
                     .map(f64::from_bits)
                     .ok_or_else(|| corrupt("link similarity"))?,
+                mechanism: reader
+                    .take(1)
+                    .and_then(|code| Mechanism::ALL.get(usize::from(code[0])).copied())
+                    .ok_or_else(|| corrupt("link mechanism"))?,
             }),
         };
         let block_count = reader.u32().ok_or_else(|| corrupt("block count"))? as usize;
@@ -261,42 +262,14 @@ impl StoredDocument {
             .ok_or_else(|| corrupt("blocks"))?
             .map(le_u64)
             .collect();
-        let sketch_count = reader.u32().ok_or_else(|| corrupt("sketch count"))? as usize;
-        let sketch_bytes = BLOCK_SKETCH_VALUES * 2;
-        let block_sketches = reader
-            .items(sketch_count, sketch_bytes)
-            .ok_or_else(|| corrupt("block sketches"))?
-            .map(|chunk| {
-                let mut values = [0u16; BLOCK_SKETCH_VALUES];
-                for (value, pair) in values.iter_mut().zip(chunk.chunks_exact(2)) {
-                    *value = u16::from_le_bytes([pair[0], pair[1]]);
-                }
-                BlockSketch(values)
-            })
-            .collect();
-        let short_count = reader.u32().ok_or_else(|| corrupt("short block count"))? as usize;
+        let own_count = reader.u32().ok_or_else(|| corrupt("own block count"))? as usize;
         let own_blocks = reader
-            .items(short_count, 10)
-            .ok_or_else(|| corrupt("short blocks"))?
+            .items(own_count, 10)
+            .ok_or_else(|| corrupt("own blocks"))?
             .map(|b| OwnBlock {
                 key: le_u64(&b[..8]),
                 tokens: u16::from_le_bytes([b[8], b[9]]),
             })
-            .collect();
-        let mut own_pairs: [Vec<u64>; crate::own_content::PAIR_SKIPS] = Default::default();
-        for pairs in &mut own_pairs {
-            let count = reader.u32().ok_or_else(|| corrupt("own pair count"))? as usize;
-            *pairs = reader
-                .items(count, 8)
-                .ok_or_else(|| corrupt("own pairs"))?
-                .map(le_u64)
-                .collect();
-        }
-        let name_count = reader.take(1).ok_or_else(|| corrupt("title token count"))?[0];
-        let name_tokens = reader
-            .items(usize::from(name_count), 4)
-            .ok_or_else(|| corrupt("title tokens"))?
-            .map(le_u32)
             .collect();
         Ok(StoredDocument {
             id,
@@ -306,13 +279,12 @@ impl StoredDocument {
             tokens,
             signature,
             mod_sample,
-            small_shingles,
+            shingles,
+            compared_text,
+            link_targets,
             link,
             blocks,
-            block_sketches,
             own_blocks,
-            own_pairs,
-            name_tokens,
         })
     }
 }
@@ -340,6 +312,29 @@ impl<'a> Reader<'a> {
     }
     fn u64(&mut self) -> Option<u64> {
         Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
+    }
+    /// A set written by [`put_sorted_set`].
+    fn sorted_set(&mut self) -> Option<Vec<u32>> {
+        let count = self.u32()? as usize;
+        // Every value takes at least a byte: a count past the rest is corrupt.
+        if count > self.bytes.len() - self.at {
+            return None;
+        }
+        let mut values = Vec::with_capacity(count);
+        let mut previous = 0u32;
+        for _ in 0..count {
+            let mut gap = 0u32;
+            for shift in (0..35).step_by(7) {
+                let byte = self.take(1)?[0];
+                gap |= u32::from(byte & 0x7f).checked_shl(shift)?;
+                if byte & 0x80 == 0 {
+                    break;
+                }
+            }
+            previous = previous.wrapping_add(gap);
+            values.push(previous);
+        }
+        Some(values)
     }
     fn string(&mut self) -> Option<String> {
         let len = self.u16()? as usize;
@@ -376,18 +371,17 @@ mod tests {
                 modulus: 4,
                 values: vec![4, 8, 16],
             }),
-            small_shingles: Some(vec![1, 5, 9]),
+            shingles: vec![1, 5, 9, 200_000, u32::MAX],
+            compared_text: b"compared".to_vec(),
+            link_targets: vec![3, 4],
             link: Some(DocumentLink {
                 contained: true,
                 to: 3,
-                cluster: 1,
                 similarity: 0.8125,
+                mechanism: Mechanism::Containment,
             }),
             blocks: vec![3, 1 << 40],
-            block_sketches: vec![BlockSketch([1, 2, 3, 4, 5, 6, 7, 8])],
             own_blocks: vec![OwnBlock { key: 7, tokens: 3 }],
-            own_pairs: [vec![11, 12], vec![13], vec![]],
-            name_tokens: vec![5, 3, 5, 9],
         };
         let bytes = doc.encode();
         assert_eq!(StoredDocument::decode(9, &bytes).unwrap(), doc);

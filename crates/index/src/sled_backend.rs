@@ -557,7 +557,7 @@ mod tests {
                 PayloadDigest::of(&payload.to_le_bytes()),
             )
         }
-        .with_small_shingles(&shingles)
+        .with_shingles(&shingles)
     }
 
     /// The runs make the same decisions as lookups held in RAM only (the hash maps of before),

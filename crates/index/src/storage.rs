@@ -5,42 +5,11 @@
 use crate::record::{DocumentId, StoredDocument};
 use crate::{IndexConfig, IndexError};
 
-/// Version 22: a block that ends in a link is the extractor's when the text before the link
-/// is (rustdoc's version labels "1.0.0 · Source"), and a host model tells blocks of links
-/// alone from blocks mostly of links (the compared text of rustdoc's pages changed).
-/// Version 21: the cards of a "trending" box inside an article leave the compared text with
-/// their titles and links, not their captions only, and a label glued to an ad by a dash marks
-/// it (copies of a note with another box drawn per request were two pages).
-/// Version 20: a page whose main content is all its host's template is compared on its whole
-/// text (Haddock's modules without exports were all one page).
-/// Version 19: a record keeps the tokens of its page's title, and a title that is another's
-/// under a label of at most two tokens ("Appendix G GNU General Public License" and "GNU
-/// General Public License") names the same thing; a pager line is no own content.
-/// Version 18: the elements around a page's main landmark are not page chrome by their names,
-/// and a page of a template its host's model never saw takes the chrome rule (the compared
-/// text of pages in such wrappers, the Read the Docs theme's, changed).
-/// Version 17: a record keeps which of its own blocks sit side by side, and a part found block
-/// by block in a larger page of its host pays for the neighbours it does not have there.
-/// Version 16: a long page that mixes languages stems each block in its own (the compared
-/// text of one-page editions of partly translated books changed).
-/// Version 15: an original is posted for containment under its own blocks as well as its
-/// sampled shingles (a part too short for its sample finds the page that holds it).
-/// Version 14: a record keeps its page's short own blocks with their token counts, and a page
-/// holds an earlier page of its host only when it lacks fewer than 12 tokens of them (it was
-/// 2 blocks of any size). Version 13: MOD_m samples are taken at modulus 64 at most, and every sampled shingle
-/// divisible by 2^8 is posted too, so the parts of a one-page edition find it and it finds
-/// them. Version 12: a page's language comes from its text first (`<html lang>` only where the text
-/// fits it), so pages whose declaration their text did not fit are stemmed otherwise. Version
-/// 11: a warm host's model judges a block by the extractor's verdicts on its text in the
-/// host's cold start before its place (the compared text of rustdoc's pages changed). Version 10: the extractor's verdict is mapped onto our blocks whole matches first and content
-/// before page chrome (the compared text of some pages changed). Version 9: the main-content
-/// view keeps the code blocks of a page's content region (the compared text of pages with code
-/// changed, so an index of version 8 would compare old texts with new ones). Version 8: the
-/// sled backend's lookup tables (LSH buckets, digest keys, postings) are sorted run files beside
-/// the document log (version 7 rebuilt them in RAM at open). Version 7: block keys are hashes of
-/// a block's normalized tokens, stored for cluster members too. Every backend stores it and
-/// refuses another one.
-pub(crate) const FORMAT_VERSION: &str = "dedupcrawl-index/22";
+/// The on-disk format of an index. Every backend stores it and refuses another one (an index
+/// of another version compared other texts, or keeps other records: use a new directory).
+/// Version 23: a page's compared text has no link tokens, records keep the compared shingle
+/// set (decisions are verified on it), the compared text and the content link targets.
+pub(crate) const FORMAT_VERSION: &str = "dedupcrawl-index/23";
 
 /// The settings signatures depend on, as stored with an index: reopening with other ones is
 /// [`IndexError::ParameterMismatch`].

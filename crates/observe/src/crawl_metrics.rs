@@ -17,6 +17,12 @@ struct HostDecision {
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct HostMechanism {
+    host: String,
+    mechanism: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct HostLabel {
     host: String,
 }
@@ -31,6 +37,7 @@ struct HostCode {
 #[derive(Clone)]
 pub(crate) struct CrawlMetrics {
     pages: Family<HostDecision, Counter>,
+    mechanisms: Family<HostMechanism, Counter>,
     fetched_bytes: Family<HostLabel, Counter>,
     saved_bytes: Family<HostLabel, Counter>,
     responses: Family<HostCode, Counter>,
@@ -49,6 +56,7 @@ impl CrawlMetrics {
     pub(crate) fn register(registry: &mut Registry) -> CrawlMetrics {
         let metrics = CrawlMetrics {
             pages: Family::default(),
+            mechanisms: Family::default(),
             fetched_bytes: Family::default(),
             saved_bytes: Family::default(),
             responses: Family::default(),
@@ -67,6 +75,12 @@ impl CrawlMetrics {
             "pages",
             "URL decisions (crawl-log lines) by host and decision; equals report.json",
             metrics.pages.clone(),
+        );
+        registry.register(
+            "mechanism_decisions",
+            "URL decisions by host and the mechanism that decided (the crawl log's \
+             reason.mechanism); equals report.json's mechanisms",
+            metrics.mechanisms.clone(),
         );
         registry.register_with_unit(
             "fetched",
@@ -137,6 +151,14 @@ impl CrawlMetrics {
                     .inc_by(count);
             }
         }
+        for (mechanism, &count) in &counts.mechanisms {
+            self.mechanisms
+                .get_or_create(&HostMechanism {
+                    host: host.to_string(),
+                    mechanism: mechanism.clone(),
+                })
+                .inc_by(count);
+        }
         let host = HostLabel {
             host: host.to_string(),
         };
@@ -149,6 +171,14 @@ impl CrawlMetrics {
     }
 
     pub(crate) fn decision(&self, host: &str, event: &DecisionEvent<'_>) {
+        if let Some(mechanism) = event.mechanism {
+            self.mechanisms
+                .get_or_create(&HostMechanism {
+                    host: host.to_string(),
+                    mechanism: mechanism.to_string(),
+                })
+                .inc();
+        }
         self.pages
             .get_or_create(&HostDecision {
                 host: host.to_string(),

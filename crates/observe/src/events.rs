@@ -20,6 +20,8 @@ pub struct DecisionEvent<'a> {
     pub changed: bool,
     pub duplicate_of: Option<&'a str>,
     pub similarity: Option<f64>,
+    /// The mechanism that decided (the crawl log's `reason.mechanism`), on lines with a reason.
+    pub mechanism: Option<&'a str>,
     pub note: Option<&'a str>,
     pub error: Option<&'a str>,
 }

@@ -33,6 +33,8 @@ pub struct HostCounts {
     pub errors: u64,
     pub bytes_fetched: u64,
     pub bytes_saved: u64,
+    /// Decisions by the mechanism that decided (the crawl log's `reason.mechanism`).
+    pub mechanisms: BTreeMap<String, u64>,
 }
 
 impl HostCounts {
@@ -72,6 +74,9 @@ impl HostCounts {
         self.errors += other.errors;
         self.bytes_fetched += other.bytes_fetched;
         self.bytes_saved += other.bytes_saved;
+        for (mechanism, count) in &other.mechanisms {
+            *self.mechanisms.entry(mechanism.clone()).or_default() += count;
+        }
     }
 
     fn add(&mut self, event: &DecisionEvent<'_>) {
@@ -85,6 +90,9 @@ impl HostCounts {
         }
         if event.changed {
             self.changed += 1;
+        }
+        if let Some(mechanism) = event.mechanism {
+            *self.mechanisms.entry(mechanism.to_string()).or_default() += 1;
         }
         let counter = match event.decision {
             "archived" => &mut self.archived,
@@ -298,6 +306,7 @@ mod tests {
             changed: false,
             duplicate_of: None,
             similarity: None,
+            mechanism: None,
             note: None,
             error: None,
         }
@@ -337,5 +346,23 @@ mod tests {
         });
         counts.add(&event("archived", Some(200)));
         assert_eq!((counts.archived, counts.changed), (2, 1));
+    }
+
+    #[test]
+    fn decisions_are_counted_by_their_mechanism_and_restored_counts_add_up() {
+        let mut counts = HostCounts::default();
+        for mechanism in ["near_lsh", "near_lsh", "new"] {
+            counts.add(&DecisionEvent {
+                mechanism: Some(mechanism),
+                ..event("near_duplicate", Some(200))
+            });
+        }
+        counts.add(&event("error", None));
+        let mut total = HostCounts::default();
+        total.add_counts(&counts);
+        total.add_counts(&counts);
+        assert_eq!(total.mechanisms["near_lsh"], 4);
+        assert_eq!(total.mechanisms["new"], 2);
+        assert_eq!(total.mechanisms.len(), 2);
     }
 }

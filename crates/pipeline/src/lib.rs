@@ -1,12 +1,21 @@
-//! The dedup stage every page goes through: HTML → text view → shingles → MinHash →
+//! The dedup stage every page goes through: HTML → compared text → shingles → MinHash →
 //! [`DedupIndex`] decision, with per-host template learning.
+//!
+//! The compared text is the page's main content ([`View::MainContent`], decided by the
+//! page-level extractor and the host's model) without the blocks the host's template is made
+//! of (blocks on enough of the host's new pages) and without what sits in an article without
+//! being it (teasers, comments, labelled ads); a page with no main content is compared on all
+//! of its text. Its tokens are shingled; the signature finds candidates, the exact shingle set
+//! (kept in the record) decides. Link targets are not tokens: whether a duplicate's links are
+//! followed is the crawler's question ([`DedupStage::link_target_key`] gives the keys it
+//! compares).
 //!
 //! Used by the crawler (before any link of a page is enqueued) and by the offline
 //! `dedupcrawl dedup` command, so both decide alike.
 //!
 //! ```
 //! use std::sync::Arc;
-//! use dedupcrawl_index::{DedupDecision, IndexConfig, SledDedupIndex};
+//! use dedupcrawl_index::{DedupDecision, IndexConfig, Mechanism, SledDedupIndex};
 //! use dedupcrawl_pipeline::{DedupSettings, DedupStage};
 //!
 //! let dir = tempfile::tempdir().unwrap();
@@ -20,43 +29,31 @@
 //! let framed = format!("<div class=nav><a href=/>Home</a></div>{article}<footer>(c) 2026</footer>");
 //! let second = stage.check_html("https://a.example/2", "a.example", framed.as_bytes(), &framed).unwrap();
 //! assert!(matches!(second.decision, DedupDecision::ExactDuplicate { .. }));
+//! assert_eq!(second.decision.reason().mechanism, Mechanism::ExactText);
 //! ```
 
 use std::sync::Arc;
 
 use dedupcrawl_index::{
     ContentUnit, DedupDecision, DedupIndex, DocumentFingerprint, IndexConfig, IndexError,
-    SUBSTANTIAL_BLOCK_TOKENS,
 };
-use dedupcrawl_sketch::{
-    BlockSketch, MinHasher, ModSample, PayloadDigest, TokenDigest, shingle_set,
+use dedupcrawl_sketch::{MinHasher, ModSample, PayloadDigest, TokenDigest, shingle_sequence};
+use dedupcrawl_textprep::{
+    ComparedText, LinkKind, MainContent, PreparedPage, TextPrep, TextPrepConfig, View,
 };
-use dedupcrawl_textprep::{LinkKind, MainContent, PreparedPage, TextPrep, TextPrepConfig, View};
 use rustc_hash::FxHashSet;
 
 mod inserts;
-use inserts::{Inserts, MAX_CARD_BOXES, card_boxes, inserts_left_out};
+use inserts::inserts_left_out;
 
 /// Main content shorter than this many shingles' worth of tokens, once the host's template is
-/// cut out, is too little to compare on: the page's own content blocks are compared instead.
+/// cut out, is too little to compare on: the page's main-content blocks are compared with the
+/// template kept.
 pub const MIN_MAIN_CONTENT_SHINGLES: usize = 4;
 
-/// Hash seed of link tokens, so a link target never hashes like a word.
-const LINK_TOKEN_SEED: u64 = 0x6c69_6e6b;
-
 /// A block whose text is more than this share link text is a link list (a menu item, a
-/// "related" entry): not own content, the link tokens weigh it. A heading whose words are
-/// partly links (rustdoc's `impl Clone for EscapeDefault`) is still content.
+/// "related" entry): not posted for containment as the page's own content.
 const LINK_LIST_DENSITY: f32 = 0.9;
-
-/// A block with a link to the next or previous page of a sequence that is at least this much
-/// link text is a pager line, a link list too: Texinfo's "Next: Concept Index, Previous:
-/// Grammar and Parser [Contents][Index]" (0.75–0.85) says where the page sits, not what it
-/// says. A paragraph that ends in "continue with part 2" is far under it.
-const PAGER_LINK_DENSITY: f32 = 0.5;
-/// Block sketches kept per page, at most (a page's first substantial blocks; a block whose
-/// counterpart was not kept only makes a page look new, never a duplicate).
-pub const MAX_BLOCK_SKETCHES: usize = 512;
 
 /// What makes two pages duplicates. Every field is a config key (`[dedup]`).
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -194,13 +191,15 @@ impl DedupSettings {
 pub struct Fingerprinted {
     pub fingerprint: DocumentFingerprint,
     pub page: PreparedPage,
-    /// The view compared (`full_page` when the page has no content blocks).
+    /// The view compared (`full_page` when the page has no main content).
     pub view: View,
     /// The normalized token hashes the signature was computed from.
     pub tokens: Vec<u64>,
     /// Keys ([`DedupStage::block_key`]) of the main-content blocks left out as the host's
     /// template.
     pub template_keys: Vec<u64>,
+    /// The text compared (what `tokens` were normalized from).
+    pub compared: ComparedText,
 }
 
 /// The stage's answer for one page.
@@ -224,6 +223,63 @@ pub struct DedupStage {
     hasher: MinHasher,
     index: Arc<dyn DedupIndex>,
     settings: DedupSettings,
+}
+
+/// What the host's other pages say of a page's blocks ([`DedupStage::host_evidence`]).
+struct HostEvidence {
+    template: FxHashSet<u64>,
+    shared: FxHashSet<u64>,
+    known: bool,
+}
+
+/// The runs of a page's own shingles (those starting at an own token), 32 bits each, in text
+/// order ([`DocumentFingerprint::own_shingles`]).
+fn own_runs(sequence: &[u64], own_tokens: &[bool]) -> Vec<Vec<u32>> {
+    let mut runs = Vec::new();
+    let mut run = Vec::new();
+    for (position, &shingle) in sequence.iter().enumerate() {
+        if own_tokens.get(position).copied().unwrap_or(true) {
+            run.push((shingle >> 32) as u32);
+        } else if !run.is_empty() {
+            runs.push(std::mem::take(&mut run));
+        }
+    }
+    if !run.is_empty() {
+        runs.push(run);
+    }
+    runs
+}
+
+/// The compared view of a page, before it is shingled.
+struct ComparedView {
+    view: View,
+    /// Indices of the compared blocks, in page order.
+    blocks: Vec<usize>,
+    /// Their normalized tokens.
+    tokens: Vec<u64>,
+    /// Per token: whether it is the page's own text (its block is on too few of the host's
+    /// other pages to be shared).
+    own_tokens: Vec<bool>,
+    /// The tokens of every main-content block, the host's template included: the exact-text
+    /// digest is taken over them, so identical pages match whatever the crawl has learnt of
+    /// their host's template by then.
+    stable_tokens: Vec<u64>,
+    /// Keys of the main-content blocks (counted for the host's template).
+    block_keys: Vec<u64>,
+    own_content: Vec<ContentUnit>,
+    template_keys: Vec<u64>,
+    template_known: bool,
+}
+
+/// A main-content block of the page being fingerprinted: its key and its tokens (a range of
+/// the page's content tokens).
+struct ContentBlock {
+    key: u64,
+    range: std::ops::Range<usize>,
+    /// Mostly link text: not own content.
+    links: bool,
+    /// The block's index in the extracted page.
+    block: usize,
 }
 
 impl DedupStage {
@@ -312,247 +368,213 @@ impl DedupStage {
         payload: &[u8],
         page: PreparedPage,
     ) -> Result<Fingerprinted, IndexError> {
-        let w = self.settings.shingle_size;
-        let full_tokens = || {
-            self.textprep
-                .token_hashes(&page, View::FullPage, &|_| false)
+        let view = match self.settings.view {
+            View::FullPage => self.full_page_view(&page),
+            View::MainContent => self.main_content_view(name, host, &page)?,
         };
-        // Tokens of the main-content blocks, block by block, so the host's template can be cut
-        // out without tokenizing twice. A block is known by its normalized tokens (its key):
-        // a timestamp or a counter that changes per request keeps its key, numbers being no
-        // tokens. Blocks with no token (a lone number, punctuation) are not content.
-        let mut content_tokens = Vec::new();
-        let mut blocks: Vec<ContentBlock> = Vec::new();
-        // `RUST_LOG=dedupcrawl_pipeline=trace` logs the blocks a page is compared on.
-        let trace_view = tracing::enabled!(tracing::Level::TRACE);
-        // Blocks inserted into an article that are not the article (see `inserts_left_out`):
-        // their words are not compared, nor the links of the card titles that leave.
-        let mut inserts = Inserts::default();
-        let mut titles_left_out = Vec::new();
-        if self.settings.view == View::MainContent {
-            let in_main: Vec<bool> = (0..page.extracted.blocks.len())
-                .map(|index| self.textprep.is_main_content(&page, index))
-                .collect();
-            inserts = inserts_left_out(&page.extracted, &in_main);
-            let left_out = &inserts.left_out;
-            for (index, block) in page
-                .extracted
-                .blocks
-                .iter()
-                .enumerate()
-                .filter(|&(index, _)| in_main[index] && !left_out[index])
-            {
-                let start = content_tokens.len();
-                self.textprep.normalizer().token_hashes(
-                    &block.text,
-                    page.language_of(index),
-                    &mut content_tokens,
-                );
-                let range = start..content_tokens.len();
-                if range.is_empty() {
-                    continue;
-                }
+        Ok(self.fingerprint_of(name, host, payload, page, view))
+    }
+
+    /// Every block of the page, compared.
+    fn full_page_view(&self, page: &PreparedPage) -> ComparedView {
+        let blocks: Vec<usize> = (0..page.extracted.blocks.len()).collect();
+        let mut tokens = Vec::new();
+        for &index in &blocks {
+            self.textprep.normalizer().token_hashes(
+                &page.extracted.blocks[index].text,
+                page.language_of(index),
+                &mut tokens,
+            );
+        }
+        ComparedView {
+            view: View::FullPage,
+            blocks,
+            stable_tokens: tokens.clone(),
+            own_tokens: vec![true; tokens.len()],
+            tokens,
+            block_keys: Vec::new(),
+            own_content: Vec::new(),
+            template_keys: Vec::new(),
+            template_known: false,
+        }
+    }
+
+    /// The main-content blocks (inserts left out) with their tokens, in page order: the
+    /// page's content tokens and one [`ContentBlock`] per block with a token. A block is known
+    /// by its normalized tokens (its key): a timestamp or a counter that changes per request
+    /// keeps its key, numbers being no tokens.
+    fn content_blocks(&self, page: &PreparedPage) -> (Vec<u64>, Vec<ContentBlock>) {
+        let in_main: Vec<bool> = (0..page.extracted.blocks.len())
+            .map(|index| self.textprep.is_main_content(page, index))
+            .collect();
+        let left_out = inserts_left_out(&page.extracted, &in_main);
+        let mut tokens = Vec::new();
+        let mut blocks = Vec::new();
+        for (index, block) in page.extracted.blocks.iter().enumerate() {
+            if !in_main[index] || left_out[index] {
+                continue;
+            }
+            let start = tokens.len();
+            self.textprep.normalizer().token_hashes(
+                &block.text,
+                page.language_of(index),
+                &mut tokens,
+            );
+            let range = start..tokens.len();
+            if !range.is_empty() {
                 blocks.push(ContentBlock {
-                    key: content_block_key(&content_tokens[range.clone()]),
+                    key: content_block_key(&tokens[range.clone()]),
                     range,
-                    links: block.link_density() > LINK_LIST_DENSITY
-                        || (block.pager && block.link_density() >= PAGER_LINK_DENSITY),
-                    heading: block.kind == dedupcrawl_textprep::BlockKind::Heading,
-                    card_title: inserts.card_titles[index],
-                    words: block.words,
+                    links: block.link_density() > LINK_LIST_DENSITY,
                     block: index,
-                    preview: trace_view.then(|| block.text.chars().take(70).collect()),
                 });
             }
         }
-        let mut candidates: Vec<u64> = blocks.iter().map(|b| b.key).collect();
-        candidates.sort_unstable();
-        candidates.dedup();
+        (tokens, blocks)
+    }
+
+    /// What the host's other pages say of the blocks `keys`: which are its template (on at
+    /// least `boilerplate_min_pages` and `boilerplate_min_share` of the host's new pages),
+    /// which are shared (on at least `boilerplate_min_pages` of them: no page's own text),
+    /// and whether the template can be told apart yet (the host has that many pages).
+    fn host_evidence(&self, host: &str, keys: &[u64]) -> Result<HostEvidence, IndexError> {
+        let counts = self.index.block_page_counts(host, keys)?;
+        let host_pages = self.index.host_document_count(host)?;
+        let by_share = (self.settings.boilerplate_min_share * f64::from(host_pages)).ceil() as u32;
+        let min_pages = self.settings.boilerplate_min_pages;
+        let mut evidence = HostEvidence {
+            template: FxHashSet::default(),
+            shared: FxHashSet::default(),
+            known: host_pages >= min_pages,
+        };
+        for (&key, count) in keys.iter().zip(counts) {
+            if count >= min_pages {
+                evidence.shared.insert(key);
+                if count >= by_share {
+                    evidence.template.insert(key);
+                }
+            }
+        }
+        Ok(evidence)
+    }
+
+    /// The main content without the host's template; all of the main content when the
+    /// template leaves too little; the whole page when it has no main content.
+    fn main_content_view(
+        &self,
+        name: &str,
+        host: &str,
+        page: &PreparedPage,
+    ) -> Result<ComparedView, IndexError> {
+        let w = self.settings.shingle_size;
+        let (content_tokens, blocks) = self.content_blocks(page);
+        let mut block_keys: Vec<u64> = blocks.iter().map(|b| b.key).collect();
+        block_keys.sort_unstable();
+        block_keys.dedup();
         // The blocks a record keeps (a hostile page of a million paragraphs is not a million
         // block-count lookups); the page's other blocks are never template.
-        candidates.truncate(dedupcrawl_index::MAX_RECORD_BLOCKS);
-        let mut block_sketches = Vec::new();
-        let mut own_content = Vec::new();
-        let mut own_sequence = Vec::new();
-        let mut template_keys = Vec::new();
-        let mut template_known = false;
-        let mut template_min_pages = 0;
-        let mut name_block = None;
-        let mut name_tokens = Vec::new();
-        let (view, token_hashes, stable_tokens) = match self.settings.view {
-            View::FullPage => {
-                let tokens = full_tokens();
-                (View::FullPage, tokens.clone(), tokens)
-            }
-            View::MainContent => {
-                let counts = self.index.block_page_counts(host, &candidates)?;
-                let host_pages = self.index.host_document_count(host)?;
-                let by_share =
-                    (self.settings.boilerplate_min_share * f64::from(host_pages)).ceil() as u32;
-                let min_pages = self.settings.boilerplate_min_pages.max(by_share);
-                template_known = host_pages >= self.settings.boilerplate_min_pages;
-                if template_known {
-                    template_min_pages = min_pages;
-                }
-                let template: FxHashSet<u64> = candidates
-                    .iter()
-                    .zip(counts)
-                    .filter(|&(_, count)| count >= min_pages)
-                    .map(|(&key, _)| key)
-                    .collect();
-                template_keys = template.iter().copied().collect();
-                template_keys.sort_unstable();
-                // The titles of an article's card box leave with its captions once the
-                // article's own words (the host's template told apart) still outweigh the box:
-                // drawn per request, they change as much as the captions. Until the template
-                // is known, and always on a listing whose few own words sit among the
-                // template's prose, the titles and their links stay: they are all that tells
-                // one listing from another. So they do on a page whose cards are spread over
-                // it (see `card_boxes`).
-                let titles: Vec<usize> = blocks
-                    .iter()
-                    .filter(|b| b.card_title)
-                    .map(|b| b.block)
-                    .collect();
-                if template_known && (1..=MAX_CARD_BOXES).contains(&card_boxes(&titles)) {
-                    let own_words: u64 = blocks
-                        .iter()
-                        .filter(|b| !b.card_title && !b.links && !template.contains(&b.key))
-                        .map(|b| u64::from(b.words))
-                        .sum();
-                    let box_words = inserts.words
-                        + blocks
-                            .iter()
-                            .filter(|b| b.card_title)
-                            .map(|b| u64::from(b.words))
-                            .sum::<u64>();
-                    if own_words >= box_words {
-                        titles_left_out = vec![false; page.extracted.blocks.len()];
-                        for block in blocks.iter().filter(|b| b.card_title) {
-                            titles_left_out[block.block] = true;
-                        }
-                        let kept: FxHashSet<u64> = blocks
-                            .iter()
-                            .filter(|b| !b.card_title)
-                            .map(|b| b.key)
-                            .collect();
-                        let titles: FxHashSet<u64> = blocks
-                            .iter()
-                            .filter(|b| b.card_title && !kept.contains(&b.key))
-                            .map(|b| b.key)
-                            .collect();
-                        candidates.retain(|key| !titles.contains(key));
-                        blocks.retain(|b| !b.card_title);
-                    }
-                }
-                // The page's own content: its non-template blocks, link lists left out (the
-                // link tokens weigh those), each with a sketch when substantial; a block the
-                // page repeats (a note under every method) counts once.
-                let mut own_keys = FxHashSet::default();
-                let is_own = |b: &&ContentBlock| !b.links && !template.contains(&b.key);
-                own_sequence = blocks.iter().filter(is_own).map(|b| b.key).collect();
-                if let Some(title) = blocks.iter().filter(is_own).find(|b| b.heading) {
-                    name_block = Some(title.key);
-                    name_tokens = title_tokens(&content_tokens[title.range.clone()]);
-                }
-                for block in blocks
-                    .iter()
-                    .filter(is_own)
-                    .filter(|b| own_keys.insert(b.key))
-                {
-                    let tokens = &content_tokens[block.range.clone()];
-                    let sketch = (tokens.len() >= usize::from(SUBSTANTIAL_BLOCK_TOKENS))
-                        .then(|| BlockSketch::of(tokens));
-                    if let Some(sketch) = sketch
-                        && block_sketches.len() < MAX_BLOCK_SKETCHES
-                    {
-                        block_sketches.push(sketch);
-                    }
-                    own_content.push(ContentUnit {
-                        key: block.key,
-                        tokens: tokens.len().min(usize::from(u16::MAX)) as u16,
-                        sketch,
-                    });
-                }
-                if trace_view {
-                    for block in &blocks {
-                        let role = if template.contains(&block.key) {
-                            "template"
-                        } else if block.links {
-                            "links"
-                        } else {
-                            "own"
-                        };
-                        tracing::trace!(
-                            url = name,
-                            role,
-                            tokens = block.range.len(),
-                            text = block.preview.as_deref().unwrap_or(""),
-                            "compared block"
-                        );
-                    }
-                }
-                let main: Vec<u64> = blocks
-                    .iter()
-                    .filter(|b| !template.contains(&b.key))
-                    .flat_map(|b| content_tokens[b.range.clone()].iter().copied())
-                    .collect();
-                if main.len() >= MIN_MAIN_CONTENT_SHINGLES * w {
-                    (View::MainContent, main, content_tokens)
-                } else if content_tokens.len() >= w && !main.is_empty() {
-                    // The host's template left almost nothing (a page that is all shared
-                    // method docs plus a banner): compare the page's own content blocks rather
-                    // than call every such page a duplicate of every other. When it left
-                    // nothing at all, those blocks are the template and every such page would
-                    // be one (Haddock's modules without exports, whose main content is their
-                    // "Safe Haskell" table while the name sits in the header): the whole page.
-                    (View::MainContent, content_tokens.clone(), content_tokens)
-                } else {
-                    // No content blocks at all (a menu page, a gallery): the whole page.
-                    let tokens = full_tokens();
-                    (View::FullPage, tokens.clone(), tokens)
-                }
-            }
+        block_keys.truncate(dedupcrawl_index::MAX_RECORD_BLOCKS);
+        let HostEvidence {
+            template,
+            shared,
+            known: template_known,
+        } = self.host_evidence(host, &block_keys)?;
+        let mut seen = FxHashSet::default();
+        let own_content = blocks
+            .iter()
+            .filter(|b| !b.links && !template.contains(&b.key) && seen.insert(b.key))
+            .map(|b| ContentUnit {
+                key: b.key,
+                tokens: b.range.len().min(usize::from(u16::MAX)) as u16,
+            })
+            .collect();
+        let mut template_keys: Vec<u64> = template.iter().copied().collect();
+        template_keys.sort_unstable();
+        let main: Vec<&ContentBlock> = blocks
+            .iter()
+            .filter(|b| !template.contains(&b.key))
+            .collect();
+        let main_tokens: usize = main.iter().map(|b| b.range.len()).sum();
+        let compared: Vec<&ContentBlock> = if main_tokens >= MIN_MAIN_CONTENT_SHINGLES * w {
+            main
+        } else if content_tokens.len() >= w && !main.is_empty() {
+            // The host's template left almost nothing (a page that is all shared method docs
+            // plus a banner): compare all of its main content rather than call every such
+            // page a duplicate of every other.
+            blocks.iter().collect()
+        } else {
+            // No main content, or all of it the host's template: the whole page.
+            return Ok(self.full_page_view(page));
         };
-        // A page is also what it links to: two hubs with the same few words that list
-        // different pages are different pages (their links are the only way to what they
-        // list), while a copy with a changed "related" box or pager link stays close.
-        let (mut token_hashes, mut stable_tokens) = (token_hashes, stable_tokens);
-        let link_tokens = self.content_link_tokens(name, host, &page, &titles_left_out);
-        token_hashes.extend_from_slice(&link_tokens);
-        stable_tokens.extend_from_slice(&link_tokens);
+        if tracing::enabled!(tracing::Level::TRACE) {
+            trace_view(name, page, &blocks, &template);
+        }
+        Ok(ComparedView {
+            view: View::MainContent,
+            blocks: compared.iter().map(|b| b.block).collect(),
+            tokens: compared
+                .iter()
+                .flat_map(|b| content_tokens[b.range.clone()].iter().copied())
+                .collect(),
+            own_tokens: compared
+                .iter()
+                .flat_map(|b| std::iter::repeat_n(!shared.contains(&b.key), b.range.len()))
+                .collect(),
+            stable_tokens: content_tokens,
+            block_keys,
+            own_content,
+            template_keys,
+            template_known,
+        })
+    }
+
+    /// The fingerprint of a compared view.
+    fn fingerprint_of(
+        &self,
+        name: &str,
+        host: &str,
+        payload: &[u8],
+        page: PreparedPage,
+        view: ComparedView,
+    ) -> Fingerprinted {
+        let w = self.settings.shingle_size;
         let mut fingerprint = DocumentFingerprint::new(name, host, PayloadDigest::of(payload));
-        fingerprint.block_fingerprints = candidates;
-        fingerprint.block_sketches = block_sketches;
-        fingerprint.own_content = own_content;
-        fingerprint.own_sequence = own_sequence;
-        fingerprint.template_known = template_known;
-        fingerprint.template_min_pages = template_min_pages;
-        fingerprint.name_block = name_block;
-        fingerprint.name_tokens = name_tokens;
+        fingerprint.block_fingerprints = view.block_keys;
+        fingerprint.own_content = view.own_content;
+        fingerprint.template_known = view.template_known;
+        fingerprint.link_targets = self.content_link_targets(name, host, &page);
         // Text-based checks need at least one whole shingle: a one-word page ("Redirecting…")
         // says nothing about which page it is. Such pages are only exact payload duplicates.
-        // The normalized-text digest is taken over the page's own content (not minus the
-        // host's template, which changes as the crawl learns it) so identical pages always
-        // match.
-        if stable_tokens.len() >= w {
-            fingerprint.tokens = Some(TokenDigest::of(&stable_tokens));
+        if view.stable_tokens.len() >= w {
+            fingerprint.tokens = Some(TokenDigest::of(&view.stable_tokens));
         }
-        if token_hashes.len() >= w {
-            let shingles = shingle_set(&token_hashes, w);
+        if view.tokens.len() >= w {
+            let sequence = shingle_sequence(&view.tokens, w);
+            fingerprint = fingerprint.with_shingles(&sequence);
+            fingerprint.own_shingles = own_runs(&sequence, &view.own_tokens);
+            let mut shingles = sequence;
+            shingles.sort_unstable();
+            shingles.dedup();
             fingerprint.signature = self.hasher.signature(&shingles);
-            fingerprint.small_shingles = dedupcrawl_index::small_shingle_set(&shingles);
             if self.settings.containment {
                 fingerprint.mod_sample = Some(ModSample::from_shingles(&shingles));
             }
         }
-        Ok(Fingerprinted {
+        let compared = ComparedText::from_blocks(view.blocks.iter().map(|&index| {
+            (
+                page.language_of(index),
+                page.extracted.blocks[index].text.as_str(),
+            )
+        }));
+        fingerprint.compared_text = compared.encode();
+        Fingerprinted {
             fingerprint,
             page,
-            view,
-            tokens: token_hashes,
-            template_keys,
-        })
+            view: view.view,
+            tokens: view.tokens,
+            template_keys: view.template_keys,
+            compared,
+        }
     }
 
     /// The key under which the index counts a content block of `text` for its host (and a
@@ -565,37 +587,38 @@ impl DedupStage {
         (!tokens.is_empty()).then(|| content_block_key(&tokens))
     }
 
-    /// One token per distinct link target outside the page's chrome (`nav`, `header`,
-    /// `footer`…) and outside the card titles `left_out` of the compared text (a "trending"
-    /// box's headlines): the target resolved against the page and written as its path and
-    /// query (so the same target is one token whatever the page's depth, and a mirror on
-    /// another host that links to the same paths gives the same tokens), in sorted order.
-    fn content_link_tokens(
-        &self,
-        name: &str,
-        host: &str,
-        page: &PreparedPage,
-        left_out: &[bool],
-    ) -> Vec<u64> {
+    /// The keys of the page's distinct link targets outside its chrome (`nav`, `header`,
+    /// `footer`…), sorted ([`link_target_key`](Self::link_target_key) of each).
+    pub fn content_link_targets(&self, name: &str, host: &str, page: &PreparedPage) -> Vec<u32> {
         let base = link_base(name, host);
         let blocks = &page.extracted.blocks;
-        let mut tokens: Vec<u64> = page
+        let mut keys: Vec<u32> = page
             .extracted
             .links
             .iter()
             .filter(|link| link.kind == LinkKind::Anchor)
             .filter(|link| {
-                let index = link.block as usize;
-                blocks.get(index).is_some_and(|block| !block.in_chrome)
-                    && !left_out.get(index).copied().unwrap_or(false)
+                blocks
+                    .get(link.block as usize)
+                    .is_some_and(|block| !block.in_chrome)
             })
-            .filter_map(|link| link_target(&base, &link.href))
-            // Seeded apart from word tokens (`hash_token`).
-            .map(|target| xxhash_rust::xxh3::xxh3_64_with_seed(target.as_bytes(), LINK_TOKEN_SEED))
+            .filter_map(|link| Self::link_target_key(&base, &link.href))
             .collect();
-        tokens.sort_unstable();
-        tokens.dedup();
-        tokens
+        keys.sort_unstable();
+        keys.dedup();
+        keys
+    }
+
+    /// The key of a link's target as the index keeps a page's targets: a hash of the target's
+    /// path and query (resolved against `base`, [`link_base`]), so the same target is one key
+    /// whatever the page's depth, and a mirror on another host that links to the same paths
+    /// has the same keys. `None` for links to nowhere.
+    pub fn link_target_key(base: &Option<url::Url>, href: &str) -> Option<u32> {
+        let target = link_target(base, href)?;
+        Some(
+            (xxhash_rust::xxh3::xxh3_64_with_seed(target.as_bytes(), LINK_TARGET_SEED) >> 32)
+                as u32,
+        )
     }
 
     /// Checks an HTML page and records it when new.
@@ -624,14 +647,13 @@ impl DedupStage {
             tokens,
             ..
         } = self.fingerprint_prepared(name, host, payload, page)?;
-        let token_count = tokens.len();
         let decision = self.index.check_and_insert(&fingerprint)?;
         Ok(PageVerdict {
             decision,
             page: Some(page),
             payload_digest: fingerprint.payload,
             token_digest: fingerprint.tokens,
-            token_count,
+            token_count: tokens.len(),
             view,
         })
     }
@@ -656,21 +678,29 @@ impl DedupStage {
     }
 }
 
-/// A main-content block of the page being fingerprinted: its key, its tokens (a range of the
-/// page's content tokens) and whether it is mostly links.
-struct ContentBlock {
-    key: u64,
-    range: std::ops::Range<usize>,
-    links: bool,
-    heading: bool,
-    /// The linked title of a card whose caption is left out ([`Inserts::card_titles`]).
-    card_title: bool,
-    /// The block's words (as the extractor counts them).
-    words: u32,
-    /// The block's index in the extracted page.
-    block: usize,
-    /// The block's first characters, kept only while the view is traced.
-    preview: Option<String>,
+/// `RUST_LOG=dedupcrawl_pipeline=trace` logs the blocks each page is compared on.
+fn trace_view(name: &str, page: &PreparedPage, blocks: &[ContentBlock], template: &FxHashSet<u64>) {
+    for block in blocks {
+        let role = if template.contains(&block.key) {
+            "template"
+        } else if block.links {
+            "links"
+        } else {
+            "own"
+        };
+        let text: String = page.extracted.blocks[block.block]
+            .text
+            .chars()
+            .take(70)
+            .collect();
+        tracing::trace!(
+            url = name,
+            role,
+            tokens = block.range.len(),
+            text,
+            "compared block"
+        );
+    }
 }
 
 /// The key of a content block: a hash of its normalized token hashes (see
@@ -683,19 +713,13 @@ fn content_block_key(tokens: &[u64]) -> u64 {
 /// Hash seed of block keys.
 const BLOCK_KEY_SEED: u64 = 0x0062_6c6f_636b;
 
-/// A title's tokens as the index keeps them ([`dedupcrawl_index::DocumentFingerprint::name_tokens`]):
-/// its last token hashes, cut to 32 bits, in page order.
-fn title_tokens(tokens: &[u64]) -> Vec<u32> {
-    let from = tokens
-        .len()
-        .saturating_sub(dedupcrawl_index::MAX_NAME_TOKENS);
-    tokens[from..].iter().map(|&token| token as u32).collect()
-}
+/// Hash seed of link target keys.
+const LINK_TARGET_SEED: u64 = 0x6c69_6e6b;
 
 /// What a page's relative links resolve against: its URL, or for a file of a site on disk
 /// (`host` is the site's directory) its path inside the site, so that copies of a site in two
 /// directories give the same targets.
-fn link_base(name: &str, host: &str) -> Option<url::Url> {
+pub fn link_base(name: &str, host: &str) -> Option<url::Url> {
     if name.contains("://") {
         return url::Url::parse(name).ok();
     }

@@ -92,7 +92,9 @@ fn a_note_with_another_trending_box_is_the_same_note() {
         );
         let original = format!("https://{HOST}/notes/{note}");
         match &copy {
-            DedupDecision::ExactDuplicate { of, .. } | DedupDecision::NearDuplicate { of, .. } => {
+            DedupDecision::ExactDuplicate { of, .. }
+            | DedupDecision::NearDuplicate { of, .. }
+            | DedupDecision::Contained { within: of, .. } => {
                 assert_eq!(of.name, original, "{copy:?}")
             }
             other => panic!("note {note} with another trending box: {other:?}"),

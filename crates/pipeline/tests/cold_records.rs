@@ -1,7 +1,7 @@
 //! A host's first pages are recorded before the index knows the host's template, so their
 //! records keep the chrome their cold start could not tell from content. A later copy of one
-//! (a tracked URL, an AMP version) is compared with the template out: it is still a near
-//! duplicate of that page, not a page of its own nor a part of it. Two listings of the host
+//! (a tracked URL, an AMP version) is compared with the template out: it is still a duplicate
+//! of that page (near, or contained in the record), not a page of its own. Two listings of the host
 //! with one heading and other links stay two pages, also when one was recorded cold.
 
 mod common;
@@ -72,7 +72,7 @@ fn check(stage: &DedupStage, path: &str, html: &str) -> DedupDecision {
 }
 
 #[test]
-fn a_copy_of_one_of_a_hosts_first_pages_is_a_near_duplicate_of_it() {
+fn a_copy_of_one_of_a_hosts_first_pages_is_a_duplicate_of_it() {
     let dir = tempfile::tempdir().unwrap();
     let stage = stage(dir.path(), View::MainContent);
     for n in 0..12 {
@@ -99,9 +99,21 @@ fn a_copy_of_one_of_a_hosts_first_pages_is_a_near_duplicate_of_it() {
         };
         let decision = check(&stage, &format!("{path}/notes/{n}"), &copy);
         match &decision {
-            DedupDecision::NearDuplicate { of, similarity } => {
+            DedupDecision::NearDuplicate { of, similarity, .. } => {
                 assert_eq!(of.name, format!("https://{HOST}/notes/{n}"), "{decision:?}");
                 assert!(*similarity >= 0.8, "{decision:?}");
+            }
+            DedupDecision::Contained {
+                within,
+                containment,
+                ..
+            } => {
+                assert_eq!(
+                    within.name,
+                    format!("https://{HOST}/notes/{n}"),
+                    "{decision:?}"
+                );
+                assert!(*containment >= 0.9, "{decision:?}");
             }
             DedupDecision::ExactDuplicate { of, .. } => {
                 assert_eq!(of.name, format!("https://{HOST}/notes/{n}"), "{decision:?}")

@@ -45,7 +45,7 @@ pub use broder::{BottomSketch, MOD_SAMPLE_MAX_MODULUS, MOD_SAMPLE_MIN, ModSample
 pub use digest::{PayloadDigest, TokenDigest};
 pub use lsh::{LshParams, candidate_probability};
 pub use minhash::{MinHashSignature, MinHasher, classic_minhash};
-pub use shingle::{containment, intersection_size, jaccard, shingle_set};
+pub use shingle::{containment, intersection_size, jaccard, shingle_sequence, shingle_set};
 pub use super_shingle_params::{
     MAX_OPTIMAL_MIN_SHARED, SuperShingleParams, super_shingle_probability,
 };

@@ -6,12 +6,21 @@ use crate::mix64;
 /// hashed to 64 bits, sorted and deduplicated. A document shorter than `w` tokens (but not
 /// empty) is one shingle of all its tokens, so short pages still compare.
 pub fn shingle_set(token_hashes: &[u64], w: usize) -> Vec<u64> {
+    let mut shingles = shingle_sequence(token_hashes, w);
+    shingles.sort_unstable();
+    shingles.dedup();
+    shingles
+}
+
+/// The shingle hashes of a token-hash sequence in text order, one per position (the
+/// shingles of [`shingle_set`] before sorting).
+pub fn shingle_sequence(token_hashes: &[u64], w: usize) -> Vec<u64> {
     let w = w.max(1);
     if token_hashes.is_empty() {
         return Vec::new();
     }
     let window = w.min(token_hashes.len());
-    let mut shingles: Vec<u64> = token_hashes
+    token_hashes
         .windows(window)
         .map(|tokens| {
             // Order-sensitive combination: the same tokens in another order are another shingle.
@@ -21,10 +30,7 @@ pub fn shingle_set(token_hashes: &[u64], w: usize) -> Vec<u64> {
             }
             h
         })
-        .collect();
-    shingles.sort_unstable();
-    shingles.dedup();
-    shingles
+        .collect()
 }
 
 /// |A ∩ B| of two sorted, deduplicated sets.

@@ -35,6 +35,7 @@ mod ads;
 mod attribute_flood;
 mod cards;
 mod comments;
+mod compared_text;
 mod extract;
 mod language;
 mod main_content;
@@ -45,6 +46,7 @@ mod teasers;
 pub use ads::ad_blocks;
 pub use attribute_flood::{MAX_ATTRIBUTES, cut_attribute_floods};
 pub use comments::comment_blocks;
+pub use compared_text::{ComparedText, ComparedTextError};
 pub use extract::{
     BlockKind, ExtractedPage, LinkKind, NO_ELEMENT, PageLink, RobotsMeta, TextBlock,
     block_fingerprint, extract, extract_capped, extract_text_with_dom,

@@ -31,7 +31,7 @@ pub(super) struct FirstReads {
     band_keys: Vec<u64>,
     /// The containment probes: posted samples and own blocks (empty without a sample).
     samples: Vec<u64>,
-    /// Whether the algorithm looks for containment (a sample large enough).
+    /// Whether the algorithm may look for containment (the page has a sample).
     rank: bool,
     /// Documents it checks for containment ([`containment_candidates`]).
     candidates: usize,
@@ -57,9 +57,7 @@ impl FirstReads {
                 .as_ref()
                 .map_or(containment_candidates(0), |p| p.candidates),
             samples: probes.map(|p| p.values).unwrap_or_default(),
-            rank: sample
-                .as_ref()
-                .is_some_and(|s| s.values.len() >= config.containment_min_samples),
+            rank: sample.is_some(),
         }
     }
 }

@@ -7,8 +7,8 @@
 //!
 //! Truth: for every document of the JSONL, the set of 5-shingles of its tokens by the dedup's
 //! token definition, computed independently of the code under test (`dedupcrawl_bench::truth`:
-//! a scraper DOM walk for `full`, rs-trafilatura's own text of the page for `main`, tokens
-//! and link tokens by other code), with a fallback to the full page when the main text has
+//! a scraper DOM walk for `full`, rs-trafilatura's own text of the page for `main`, tokens by
+//! other code; text only: link targets are no tokens of a page's text), with a fallback to the full page when the main text has
 //! fewer than 5 tokens. The host template and host models are not applied: truth is each
 //! page on its own.
 //!
@@ -181,13 +181,10 @@ fn load_docs(file: &str, prep: &TextPrep, corpus: &Corpus) -> anyhow::Result<Vec
             let html = load_page(std::path::Path::new(&path))?.html;
             let page = prep.prepare(&html);
             let blocks = dedupcrawl_bench::template_truth::main_blocks(&html, &corpus.short(&path));
-            let links = dedupcrawl_bench::truth::link_tokens(&html, &corpus.short(&path));
             let mut full_tokens =
                 dedupcrawl_bench::truth::tokens(&dedupcrawl_textprep::extract_text_with_dom(&html));
             let mut main_tokens =
                 dedupcrawl_bench::truth::tokens(&dedupcrawl_bench::truth::main_text(&html));
-            full_tokens.extend_from_slice(&links);
-            main_tokens.extend_from_slice(&links);
             if main_tokens.len() < W {
                 main_tokens = full_tokens.clone();
             }

@@ -1,0 +1,66 @@
+//! The duplicate-links rule: which links of a duplicate the crawl follows.
+//!
+//! A duplicate's text is its original's, and so, mostly, are its links: those were offered
+//! when the original was archived, and following a copy's links is how a crawler walks into
+//! mirrors, session-id loops and calendars. But a page can have its original's words and list
+//! other pages (page 2 of a listing whose items are links under one heading). So a duplicate's
+//! content links (outside its chrome) whose targets its original does not link to — targets
+//! compared by path and query, so a mirror linking to its own copies of the same paths has
+//! none — are followed when they are at least [`CrawlSettings::duplicate_links_min_share`] of
+//! its content link targets and at least [`CrawlSettings::duplicate_links_min_count`] of
+//! them. A chain of such pages stops: each link followed this way carries one more hop, and a
+//! duplicate reached by [`CrawlSettings::duplicate_links_max_hops`] of them follows none.
+//! A calendar's day page, whose only new targets are the day before and after, follows none.
+//!
+//! [`CrawlSettings::duplicate_links_min_share`]: crate::config::CrawlSettings::duplicate_links_min_share
+//! [`CrawlSettings::duplicate_links_min_count`]: crate::config::CrawlSettings::duplicate_links_min_count
+//! [`CrawlSettings::duplicate_links_max_hops`]: crate::config::CrawlSettings::duplicate_links_max_hops
+
+use dedupcrawl_index::DedupDecision;
+use dedupcrawl_textprep::PreparedPage;
+use rustc_hash::FxHashSet;
+
+use crate::error::CrawlError;
+use crate::page::{Fetched, LinkChoice};
+
+/// The links of `duplicate` the rule follows (`None`: none).
+pub(crate) fn new_targets(
+    fetched: &Fetched<'_>,
+    duplicate: &DedupDecision,
+    page: &PreparedPage,
+) -> Result<Option<LinkChoice>, CrawlError> {
+    let settings = &fetched.engine.config.crawl;
+    if fetched.duplicate_hops >= settings.duplicate_links_max_hops {
+        return Ok(None);
+    }
+    let Some((original, _)) = duplicate.original() else {
+        return Ok(None);
+    };
+    let mine =
+        fetched
+            .engine
+            .stage
+            .content_link_targets(fetched.url.as_str(), fetched.url.host(), page);
+    if mine.is_empty() {
+        return Ok(None);
+    }
+    let theirs: FxHashSet<u32> = match fetched.engine.stage.index().document(original.id)? {
+        Some(record) => record.link_targets.into_iter().collect(),
+        None => FxHashSet::default(),
+    };
+    let targets: FxHashSet<u32> = mine
+        .iter()
+        .copied()
+        .filter(|target| !theirs.contains(target))
+        .collect();
+    let share = targets.len() as f64 / mine.len() as f64;
+    if targets.len() < settings.duplicate_links_min_count
+        || share < settings.duplicate_links_min_share
+    {
+        return Ok(None);
+    }
+    Ok(Some(LinkChoice::NewTargets {
+        targets,
+        duplicate_hops: fetched.duplicate_hops + 1,
+    }))
+}
