@@ -22,7 +22,7 @@ use dedupcrawl_sketch::{MinHashSignature, ModSample};
 use crate::block_postings::{containment_probes, own_blocks_of};
 use crate::candidates::near_candidates;
 use crate::explanation::MAX_VETOED_SHOWN;
-use crate::own_content::{OWN_CONTENT_RUN, longest_missing_run};
+use crate::own_content::{OWN_CONTENT_RUN, OWN_CONTENT_TOKENS, longest_missing_run};
 use crate::record::{
     DocumentId, DocumentLink, MAX_RECORD_BLOCKS, SAMPLE_BITS, SIGNATURE_BITS, StoredDocument,
 };
@@ -64,24 +64,45 @@ fn lock_key(kind: u64, value: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// The exact counts of two pages' verification sets, `None` when one of them kept none (no
-/// shingles, or too many to keep).
-fn verified_counts(doc: &DocumentFingerprint, stored: &StoredDocument) -> Option<ShingleCounts> {
-    (!doc.shingles.is_empty() && !stored.shingles.is_empty())
-        .then(|| shingle_counts(&doc.shingles, &stored.shingles))
+/// The exact counts of a page's verification set against a record's, `None` when one of
+/// them kept none (no shingles, or too many to keep).
+fn verified_counts(doc: &DocumentFingerprint, theirs: &[u32]) -> Option<ShingleCounts> {
+    (!doc.shingles.is_empty() && !theirs.is_empty()).then(|| shingle_counts(&doc.shingles, theirs))
+}
+
+/// A record whose uncut figures with a page are all under this (resemblance, containment
+/// either way) is not compared without its host's template: leaving template out of it could
+/// not bring it near the thresholds, and each such comparison reads the host's block counts.
+const RECUT_FROM: f64 = 0.5;
+
+/// A record cut down to fewer shingles than this many times w (about that many tokens) is
+/// compared whole: the pipeline compares all of a page's main content when its template
+/// leaves fewer than four shingles' worth (`MIN_MAIN_CONTENT_SHINGLES`), and a record is
+/// held to the same rule.
+const MIN_RECUT_SHINGLES: usize = 4;
+
+/// A record's verification set as a decision uses it, and how many of its compared blocks
+/// were left out as its host's template.
+struct RecordSet<'r> {
+    shingles: std::borrow::Cow<'r, [u32]>,
+    blocks_left_out: u32,
 }
 
 /// The own-content veto ([`crate::own_content`]) of `doc` against a candidate whose figure
 /// reached its threshold: `Err(run)` when the page has a run of its own the candidate lacks,
 /// else the run measured (`None` for a page of another host, or sets too large to keep).
-fn own_content(doc: &DocumentFingerprint, stored: &StoredDocument) -> Result<Option<u32>, u32> {
-    if doc.host != stored.host || doc.own_shingles.is_empty() || stored.shingles.is_empty() {
+fn own_content(
+    doc: &DocumentFingerprint,
+    stored: &StoredDocument,
+    theirs: &[u32],
+) -> Result<Option<u32>, u32> {
+    if doc.host != stored.host || doc.own_shingles.is_empty() || theirs.is_empty() {
         return Ok(None);
     }
     let run = doc
         .own_shingles
         .iter()
-        .map(|run| longest_missing_run(run, &stored.shingles))
+        .map(|run| longest_missing_run(run, theirs))
         .max()
         .unwrap_or(0);
     if run >= OWN_CONTENT_RUN {
@@ -91,12 +112,32 @@ fn own_content(doc: &DocumentFingerprint, stored: &StoredDocument) -> Result<Opt
     }
 }
 
+/// Whether a record of the page's host has own-content blocks the page lacks (by key) of
+/// [`OWN_CONTENT_TOKENS`] tokens or more: then the page does not hold it, however many of its
+/// shingles it has (a sibling whose heading, summary and description are its own). The
+/// own-content veto the other way round, on what a record keeps: its own blocks and their
+/// token counts.
+fn has_blocks_of_its_own(
+    stored: &StoredDocument,
+    page_blocks: &rustc_hash::FxHashSet<u64>,
+) -> bool {
+    let missing: u32 = stored
+        .own_blocks
+        .iter()
+        .filter(|block| !page_blocks.contains(&block.key))
+        .map(|block| u32::from(block.tokens))
+        .sum();
+    missing >= OWN_CONTENT_TOKENS
+}
+
 /// One candidate a mechanism compared, with what it found.
 #[derive(Debug, Clone)]
 struct Match {
     document: DocumentRef,
     /// The own-content veto's run, when it was checked and passed.
     own_content_run: Option<u32>,
+    /// Blocks of the original's record left out as its host's template now.
+    blocks_left_out: u32,
     /// The sketch's estimate of the figure.
     estimate: Option<f64>,
     /// The exact counts, when both sets were kept.
@@ -149,7 +190,66 @@ struct ContainmentFound {
     inside: Option<Match>,
     /// Pages inside this one, most contained first.
     around: Vec<(DocumentRef, f64)>,
+    /// An original of another host that this page reprints: wholly inside it, and resembling
+    /// it within [`REPRINT_DRIFT`] of the threshold (the one resembling it most).
+    reprint: Option<Match>,
+    /// An original of another host whose substantial blocks and this page's are each other's
+    /// at the threshold or more ([`block_shares`]), the one with the largest smaller share.
+    by_blocks: Option<(Match, BlockShares)>,
 }
+
+/// Own-content blocks with at least this many tokens are substantial: what two copies of an
+/// article on two hosts share whole, where their templates put other short lines (a byline,
+/// a credit, a comment count, a "read the original" line) around them.
+pub const SUBSTANTIAL_BLOCK_TOKENS: u16 = 12;
+
+/// How much of two pages' substantial own blocks (by key, weighed by tokens) each has of the
+/// other's.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct BlockShares {
+    pub page_in_original: f64,
+    pub original_in_page: f64,
+}
+
+/// [`BlockShares`] of a page (its own content, and the keys of all its main-content blocks)
+/// and a record; `None` when either has no substantial block.
+fn block_shares(
+    doc: &DocumentFingerprint,
+    page_blocks: &rustc_hash::FxHashSet<u64>,
+    stored: &StoredDocument,
+) -> Option<BlockShares> {
+    let share = |blocks: &mut dyn Iterator<Item = (u64, u16)>, has: &dyn Fn(u64) -> bool| {
+        let (mut had, mut all) = (0u64, 0u64);
+        for (key, tokens) in blocks.filter(|&(_, tokens)| tokens >= SUBSTANTIAL_BLOCK_TOKENS) {
+            all += u64::from(tokens);
+            had += if has(key) { u64::from(tokens) } else { 0 };
+        }
+        (all > 0).then(|| had as f64 / all as f64)
+    };
+    let page_in_original = share(
+        &mut doc.own_content.iter().map(|unit| (unit.key, unit.tokens)),
+        &|key| stored.blocks.binary_search(&key).is_ok(),
+    )?;
+    let original_in_page = share(
+        &mut stored
+            .own_blocks
+            .iter()
+            .map(|block| (block.key, block.tokens)),
+        &|key| page_blocks.contains(&key),
+    )?;
+    Some(BlockShares {
+        page_in_original,
+        original_in_page,
+    })
+}
+
+/// How far under the near-duplicate threshold a page of another host may resemble an
+/// original it holds (at the containment threshold or more) and still be its copy: a
+/// reprint with a credit line and an editor's note of its own, a mirror in another template
+/// with its byline, comment count and "read the original" line, resembles its original at
+/// 0.7–0.8 while holding all of it. A page that adds more than that is a page of its own that
+/// quotes the other (archived, listing it in `contains`).
+pub const REPRINT_DRIFT: f64 = 0.1;
 
 /// The decision algorithm under one index's settings.
 pub(crate) struct DecisionAlgorithm<'a> {
@@ -244,6 +344,62 @@ impl DecisionAlgorithm<'_> {
         })
     }
 
+    /// The set `stored` is verified on against `doc`: its compared shingles, without those
+    /// that start in a block that is its host's template now (on enough of the host's other
+    /// originals, by the index's [`crate::TemplateRule`]): a block that was not template when
+    /// the record was made (a host's first pages, a box the host shows on more and more of its
+    /// pages) is out of the comparison, as it is out of every later page's compared text. All
+    /// of them when that would leave too little ([`MIN_RECUT_SHINGLES`]), and when the two
+    /// are too far apart for it to matter (under [`RECUT_FROM`] either way).
+    fn verification_set<'r, S: IndexStorage + ?Sized>(
+        &self,
+        state: &S,
+        doc: &DocumentFingerprint,
+        stored: &'r StoredDocument,
+    ) -> Result<RecordSet<'r>, IndexError> {
+        let whole = RecordSet {
+            shingles: std::borrow::Cow::Borrowed(&stored.shingles),
+            blocks_left_out: 0,
+        };
+        let close = verified_counts(doc, &stored.shingles).is_some_and(|c| {
+            c.resemblance() >= RECUT_FROM
+                || c.containment() >= RECUT_FROM
+                || c.shared as f64 >= RECUT_FROM * c.other as f64
+        });
+        if stored.block_spans.is_empty() || !close {
+            return Ok(whole);
+        }
+        let keys: Vec<u64> = stored.block_spans.iter().map(|span| span.key).collect();
+        let counts = state.block_page_counts(&stored.host, &keys)?;
+        let host_pages = state.host_page_count(&stored.host)?;
+        // The record's own page is among the counts: a block on `min` other pages is template.
+        let min = self
+            .config
+            .template
+            .min_pages_for(host_pages.saturating_sub(1));
+        let template = |count: u32| count.saturating_sub(1) >= min;
+        let mut kept = Vec::with_capacity(stored.sequence.len());
+        let (mut at, mut left_out) = (0usize, 0u32);
+        for (span, &count) in stored.block_spans.iter().zip(&counts) {
+            let end = (at + span.shingles as usize).min(stored.sequence.len());
+            if template(count) {
+                left_out += 1;
+            } else {
+                kept.extend_from_slice(&stored.sequence[at..end]);
+            }
+            at = end;
+        }
+        if left_out == 0 || kept.len() < MIN_RECUT_SHINGLES * self.config.shingle_size {
+            return Ok(whole);
+        }
+        kept.sort_unstable();
+        kept.dedup();
+        Ok(RecordSet {
+            shingles: std::borrow::Cow::Owned(kept),
+            blocks_left_out: left_out,
+        })
+    }
+
     /// The original most resembling the page among its LSH candidates, when at or above the
     /// threshold.
     fn find_near<S: IndexStorage + ?Sized>(
@@ -261,7 +417,8 @@ impl DecisionAlgorithm<'_> {
                 continue;
             };
             let estimate = signature.similarity(theirs);
-            let counts = verified_counts(doc, &stored);
+            let set = self.verification_set(state, doc, &stored)?;
+            let counts = verified_counts(doc, &set.shingles);
             let figure = counts.map_or(estimate, |c| c.resemblance());
             compared.saw(
                 &stored.name,
@@ -271,12 +428,13 @@ impl DecisionAlgorithm<'_> {
             if figure < self.config.threshold || best.as_ref().is_some_and(|b| figure <= b.figure) {
                 continue;
             }
-            match own_content(doc, &stored) {
+            match own_content(doc, &stored, &set.shingles) {
                 Err(run) => compared.veto(&stored.name, figure, run),
                 Ok(own_content_run) => {
                     best = Some(Match {
                         document: document_ref(&stored),
                         own_content_run,
+                        blocks_left_out: set.blocks_left_out,
                         estimate: Some(estimate),
                         counts,
                         figure,
@@ -301,6 +459,8 @@ impl DecisionAlgorithm<'_> {
     ) -> Result<ContainmentFound, IndexError> {
         let probes = containment_probes(doc, sample);
         let ids = state.most_posted(&probes.values, probes.candidates)?;
+        let doc_blocks: rustc_hash::FxHashSet<u64> =
+            doc.block_fingerprints.iter().copied().collect();
         let threshold = self.config.containment_threshold;
         let mut found = ContainmentFound::default();
         for stored in state.documents(&ids)?.into_iter().flatten() {
@@ -311,7 +471,8 @@ impl DecisionAlgorithm<'_> {
                 .mod_sample
                 .as_ref()
                 .map(|other| sample_containment(sample, other));
-            let counts = verified_counts(doc, &stored);
+            let set = self.verification_set(state, doc, &stored)?;
+            let counts = verified_counts(doc, &set.shingles);
             let (inside, around) = match (counts, estimates) {
                 (Some(c), _) => (c.containment(), c.shared as f64 / c.other.max(1) as f64),
                 (None, Some((inside, around))) => (inside, around),
@@ -323,12 +484,13 @@ impl DecisionAlgorithm<'_> {
                 inside,
             );
             if inside >= threshold && found.inside.as_ref().is_none_or(|b| inside > b.figure) {
-                match own_content(doc, &stored) {
+                match own_content(doc, &stored, &set.shingles) {
                     Err(run) => compared.veto(&stored.name, inside, run),
                     Ok(own_content_run) => {
                         found.inside = Some(Match {
                             document: document_ref(&stored),
                             own_content_run,
+                            blocks_left_out: set.blocks_left_out,
                             estimate: estimates.map(|(inside, _)| inside),
                             counts,
                             figure: inside,
@@ -336,9 +498,56 @@ impl DecisionAlgorithm<'_> {
                     }
                 }
             }
-            let lists_it = stored.host != doc.host || doc.template_known;
+            let lists_it = stored.host != doc.host
+                || (doc.template_known && !has_blocks_of_its_own(&stored, &doc_blocks));
             if around >= threshold && lists_it {
                 found.around.push((document_ref(&stored), around));
+            }
+            if stored.host != doc.host
+                && let Some(shares) = block_shares(doc, &doc_blocks, &stored)
+            {
+                let smaller = shares.page_in_original.min(shares.original_in_page);
+                let better = found
+                    .by_blocks
+                    .as_ref()
+                    .is_none_or(|(_, b)| smaller > b.page_in_original.min(b.original_in_page));
+                // A copy that holds all of the original's blocks may add blocks of its own
+                // (an editor's note) down to the reprint drift.
+                let holds_all = shares.original_in_page >= threshold
+                    && shares.page_in_original >= self.config.threshold - REPRINT_DRIFT;
+                if (smaller >= self.config.threshold || holds_all) && better {
+                    let found_match = Match {
+                        document: document_ref(&stored),
+                        own_content_run: None,
+                        blocks_left_out: set.blocks_left_out,
+                        estimate: None,
+                        counts,
+                        figure: counts.map_or(smaller, |c| c.resemblance()),
+                    };
+                    found.by_blocks = Some((found_match, shares));
+                }
+            }
+            if let Some(counts) = counts
+                && stored.host != doc.host
+                && around >= threshold
+            {
+                let resemblance = counts.resemblance();
+                let reprinted = resemblance >= self.config.threshold - REPRINT_DRIFT;
+                if reprinted
+                    && found
+                        .reprint
+                        .as_ref()
+                        .is_none_or(|b| resemblance > b.figure)
+                {
+                    found.reprint = Some(Match {
+                        document: document_ref(&stored),
+                        own_content_run: None,
+                        blocks_left_out: set.blocks_left_out,
+                        estimate: None,
+                        counts: Some(counts),
+                        figure: resemblance,
+                    });
+                }
             }
         }
         found
@@ -384,6 +593,8 @@ impl DecisionAlgorithm<'_> {
             link,
             blocks,
             own_blocks,
+            sequence: doc.sequence.clone(),
+            block_spans: doc.block_spans.clone(),
         })?;
         Ok(id)
     }
@@ -473,6 +684,7 @@ impl DecisionAlgorithm<'_> {
             shingles: found.counts,
             candidates: compared.candidates,
             own_content_run: found.own_content_run,
+            original_blocks_left_out: (found.blocks_left_out > 0).then_some(found.blocks_left_out),
             vetoed: compared.vetoed.clone(),
             original_record: Some(found.document.id),
             ..Reason::of(mechanism)
@@ -512,6 +724,30 @@ impl DecisionAlgorithm<'_> {
             let decision = DedupDecision::Contained {
                 within: found.document,
                 containment: found.figure,
+                reason,
+            };
+            return (decision, Some(link));
+        }
+        if let Some((found, shares)) = containment.by_blocks {
+            let reason = Reason {
+                blocks: Some(shares),
+                ..reason(Mechanism::BlocksAcrossHosts, self.config.threshold, &found)
+            };
+            let link = link(false, &found, Mechanism::BlocksAcrossHosts);
+            let decision = DedupDecision::NearDuplicate {
+                of: found.document,
+                similarity: found.figure,
+                reason,
+            };
+            return (decision, Some(link));
+        }
+        if let Some(found) = containment.reprint {
+            let threshold = self.config.threshold - REPRINT_DRIFT;
+            let reason = reason(Mechanism::Reprint, threshold, &found);
+            let link = link(false, &found, Mechanism::Reprint);
+            let decision = DedupDecision::NearDuplicate {
+                of: found.document,
+                similarity: found.figure,
                 reason,
             };
             return (decision, Some(link));

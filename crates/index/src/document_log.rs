@@ -329,11 +329,13 @@ mod tests {
             signature: Some(MinHashSignature((0..128).map(|v| v * id).collect())),
             mod_sample: None,
             shingles: vec![id, id + 1],
+            sequence: vec![id + 1, id],
             compared_text: Vec::new(),
             link_targets: Vec::new(),
             link: None,
             blocks: vec![u64::from(id)],
             own_blocks: Vec::new(),
+            block_spans: Vec::new(),
         }
     }
 

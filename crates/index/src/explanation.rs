@@ -26,6 +26,13 @@ pub enum Mechanism {
     /// A page whose verified containment in an indexed page is at least the containment
     /// threshold (MOD_m and block postings find the candidates).
     Containment,
+    /// A page of another host whose substantial blocks and an original's are each other's at
+    /// the threshold or more (a copy in another template, its own short lines around them).
+    BlocksAcrossHosts,
+    /// A page of another host that holds an original (at the containment threshold) and
+    /// resembles it nearly as much as a near duplicate: a reprint or mirror with its own
+    /// credit line or note.
+    Reprint,
     /// The page's site asks a higher threshold than the index's, and the page's resemblance
     /// to its closest page is under it: archived.
     SiteThreshold,
@@ -35,13 +42,15 @@ pub enum Mechanism {
 
 impl Mechanism {
     /// Every mechanism, in pipeline order (for counts and documentation).
-    pub const ALL: [Mechanism; 8] = [
+    pub const ALL: [Mechanism; 10] = [
         Mechanism::Canonical,
         Mechanism::Soft404,
         Mechanism::ExactPayload,
         Mechanism::ExactText,
         Mechanism::NearLsh,
         Mechanism::Containment,
+        Mechanism::BlocksAcrossHosts,
+        Mechanism::Reprint,
         Mechanism::SiteThreshold,
         Mechanism::New,
     ];
@@ -55,6 +64,8 @@ impl Mechanism {
             Mechanism::ExactText => "exact_text",
             Mechanism::NearLsh => "near_lsh",
             Mechanism::Containment => "containment",
+            Mechanism::BlocksAcrossHosts => "blocks_across_hosts",
+            Mechanism::Reprint => "reprint",
             Mechanism::SiteThreshold => "site_threshold",
             Mechanism::New => "new",
         }
@@ -77,6 +88,14 @@ impl Mechanism {
             Mechanism::Containment => {
                 "its compared shingles are, exactly counted, at least the containment threshold \
                  inside an earlier page"
+            }
+            Mechanism::BlocksAcrossHosts => {
+                "a page of another host whose substantial blocks and this page's are each other's \
+                 at the threshold or more"
+            }
+            Mechanism::Reprint => {
+                "it holds all of a page of another host and resembles it within the reprint \
+                 drift of the threshold (a copy with a credit line or note of its own)"
             }
             Mechanism::SiteThreshold => {
                 "its site asks a higher threshold than the resemblance to its closest page"
@@ -158,6 +177,13 @@ pub struct Reason {
     /// original lacks, under the own-content veto's bound ([`crate::OWN_CONTENT_RUN`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub own_content_run: Option<u32>,
+    /// For `blocks_across_hosts`: the shares of each page's substantial blocks the other has.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blocks: Option<crate::BlockShares>,
+    /// Blocks of the original's record left out as its host's template now (a record made
+    /// before the host's template was known).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub original_blocks_left_out: Option<u32>,
     /// Candidates at or above the threshold that the own-content veto turned down (at most
     /// [`MAX_VETOED_SHOWN`]): the page has text of its own that each lacks.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -208,6 +234,8 @@ impl Reason {
             candidates: 0,
             closest: None,
             own_content_run: None,
+            blocks: None,
+            original_blocks_left_out: None,
             vetoed: Vec::new(),
             recorded: false,
             page_record: None,

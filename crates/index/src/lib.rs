@@ -63,6 +63,7 @@ mod sample_postings;
 mod sled_backend;
 mod storage;
 
+pub use decision::{BlockShares, REPRINT_DRIFT, SUBSTANTIAL_BLOCK_TOKENS};
 pub use explanation::{Closest, Mechanism, Reason, ShingleCounts, Vetoed};
 pub use overlap::{OverlapEstimate, OverlapOptions, estimate_overlap};
 pub use own_content::OWN_CONTENT_RUN;
@@ -173,6 +174,36 @@ pub struct IndexConfig {
     pub containment_threshold: f64,
     /// Shingle size, recorded so a reopened index refuses signatures of another shingling.
     pub shingle_size: usize,
+    /// What makes a block its host's template (the pipeline's `dedup.boilerplate_min_pages`
+    /// and `dedup.boilerplate_min_share`): a record made before its host's template was
+    /// known is compared with the template as it is now ([`BlockSpan`]).
+    #[serde(default)]
+    pub template: TemplateRule,
+}
+
+/// A block on at least `min_pages` and at least `min_share` of its host's originals is the
+/// host's template.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct TemplateRule {
+    pub min_pages: u32,
+    pub min_share: f64,
+}
+
+impl Default for TemplateRule {
+    fn default() -> Self {
+        TemplateRule {
+            min_pages: 3,
+            min_share: 0.05,
+        }
+    }
+}
+
+impl TemplateRule {
+    /// Pages a block must be on for a host of `host_pages` originals.
+    pub fn min_pages_for(&self, host_pages: u32) -> u32 {
+        let by_share = (self.min_share * f64::from(host_pages)).ceil() as u32;
+        self.min_pages.max(by_share)
+    }
 }
 
 impl Default for IndexConfig {
@@ -200,6 +231,7 @@ impl IndexConfig {
             near_method: NearMethod::Lsh,
             containment_threshold: 0.9,
             shingle_size: 5,
+            template: TemplateRule::default(),
         }
     }
 }
@@ -308,6 +340,13 @@ pub struct DocumentFingerprint {
     /// had enough pages for a block to count as template): until then a host's first pages
     /// share blocks that are template, and say nothing about which page holds which.
     pub template_known: bool,
+    /// The compared text's shingles in text order, one per position (32 bits each, as in
+    /// `shingles`): kept in the record with `block_spans`, so a later page is compared with
+    /// the record without the shingles of its blocks that are the host's template by then.
+    pub sequence: Vec<u32>,
+    /// The compared blocks in text order: each one's key and how many positions of
+    /// `sequence` start in it.
+    pub block_spans: Vec<BlockSpan>,
     /// A higher near-duplicate threshold the page's site asks (a `[[site]]` stricter than
     /// the index): a page whose closest original is under it is new
     /// ([`Mechanism::SiteThreshold`]). `None`: the index's.
@@ -330,6 +369,8 @@ impl DocumentFingerprint {
             block_fingerprints: Vec::new(),
             own_content: Vec::new(),
             template_known: false,
+            sequence: Vec::new(),
+            block_spans: Vec::new(),
             threshold: None,
         }
     }
@@ -339,10 +380,15 @@ impl DocumentFingerprint {
     /// its order as the text's).
     pub fn with_shingles(mut self, sequence: &[u64]) -> Self {
         self.shingles = compared_shingle_set(sequence);
-        self.own_shingles = if self.shingles.is_empty() {
+        self.sequence = if self.shingles.is_empty() {
             Vec::new()
         } else {
-            vec![sequence.iter().map(|&s| (s >> 32) as u32).collect()]
+            sequence.iter().map(|&s| (s >> 32) as u32).collect()
+        };
+        self.own_shingles = if self.sequence.is_empty() {
+            Vec::new()
+        } else {
+            vec![self.sequence.clone()]
         };
         self
     }
@@ -384,6 +430,14 @@ pub fn shingle_counts(page: &[u32], other: &[u32]) -> ShingleCounts {
         other: other.len() as u64,
         shared,
     }
+}
+
+/// A compared block of a page: its key (as the host's block counts know it) and how many
+/// positions of the page's shingle sequence start in it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BlockSpan {
+    pub key: u64,
+    pub shingles: u32,
 }
 
 /// One content block of a page, as containment postings see it.

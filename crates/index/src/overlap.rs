@@ -174,6 +174,8 @@ fn as_fingerprint(document: StoredDocument) -> DocumentFingerprint {
             })
             .collect(),
         template_known: true,
+        sequence: document.sequence,
+        block_spans: document.block_spans,
         threshold: None,
     }
 }

@@ -19,6 +19,11 @@
 /// and declaration).
 pub const OWN_CONTENT_RUN: u32 = 16;
 
+/// Tokens of a record's own blocks that a page lacks (by key), from which the record has
+/// content of its own the page does not hold: [`OWN_CONTENT_RUN`]'s 12 tokens, counted on
+/// what a record keeps (the other way round, the page is known only by its blocks' keys).
+pub(crate) const OWN_CONTENT_TOKENS: u32 = OWN_CONTENT_RUN - 4;
+
 /// The longest run of `sequence` (a run of a page's own shingles in text order, as
 /// [`crate::DocumentFingerprint::own_shingles`]) whose shingles are all missing from `other`
 /// (a sorted verification set).

@@ -21,8 +21,13 @@ pub struct StoredDocument {
     pub tokens: Option<TokenDigest>,
     pub signature: Option<MinHashSignature>,
     pub mod_sample: Option<ModSample>,
-    /// The compared text's verification set ([`crate::compared_shingle_set`]).
+    /// The compared text's verification set ([`crate::compared_shingle_set`]), made from
+    /// `sequence` when the record is read.
     pub shingles: Vec<u32>,
+    /// [`crate::DocumentFingerprint::sequence`].
+    pub sequence: Vec<u32>,
+    /// [`crate::DocumentFingerprint::block_spans`].
+    pub block_spans: Vec<crate::BlockSpan>,
     /// The compared text as the pipeline encoded it ([`crate::DocumentFingerprint::compared_text`]).
     pub compared_text: Vec<u8>,
     /// The page's content link targets ([`crate::DocumentFingerprint::link_targets`]).
@@ -71,8 +76,9 @@ pub struct DocumentLink {
     pub mechanism: Mechanism,
 }
 
-/// Version 12: the compared text's shingle set, the compared text and the content link
-/// targets are kept; block sketches, adjacent block pairs and title tokens are not.
+/// Version 12: the compared text's shingles (in text order, with the compared blocks' spans),
+/// the compared text and the content link targets are kept; block sketches, adjacent block
+/// pairs and title tokens are not.
 const RECORD_VERSION: u8 = 12;
 /// Bits kept per signature value.
 pub const SIGNATURE_BITS: u32 = 16;
@@ -153,7 +159,15 @@ impl StoredDocument {
             }
             None => out.extend_from_slice(&0u64.to_le_bytes()),
         }
-        put_sorted_set(&mut out, &self.shingles);
+        out.extend_from_slice(&(self.sequence.len() as u32).to_le_bytes());
+        for shingle in &self.sequence {
+            out.extend_from_slice(&shingle.to_le_bytes());
+        }
+        out.extend_from_slice(&(self.block_spans.len() as u32).to_le_bytes());
+        for span in &self.block_spans {
+            out.extend_from_slice(&span.key.to_le_bytes());
+            out.extend_from_slice(&span.shingles.to_le_bytes());
+        }
         put_sorted_set(&mut out, &self.link_targets);
         let text = &self.compared_text[..self.compared_text.len().min(MAX_COMPARED_TEXT_BYTES)];
         out.extend_from_slice(&(text.len() as u32).to_le_bytes());
@@ -232,7 +246,24 @@ impl StoredDocument {
                 .collect();
             Some(ModSample { modulus, values })
         };
-        let shingles = reader.sorted_set().ok_or_else(|| corrupt("shingles"))?;
+        let sequence_len = reader.u32().ok_or_else(|| corrupt("shingle count"))? as usize;
+        let sequence: Vec<u32> = reader
+            .items(sequence_len, 4)
+            .ok_or_else(|| corrupt("shingles"))?
+            .map(le_u32)
+            .collect();
+        let span_count = reader.u32().ok_or_else(|| corrupt("block span count"))? as usize;
+        let block_spans = reader
+            .items(span_count, 12)
+            .ok_or_else(|| corrupt("block spans"))?
+            .map(|b| crate::BlockSpan {
+                key: le_u64(&b[..8]),
+                shingles: le_u32(&b[8..]),
+            })
+            .collect();
+        let mut shingles = sequence.clone();
+        shingles.sort_unstable();
+        shingles.dedup();
         let link_targets = reader.sorted_set().ok_or_else(|| corrupt("link targets"))?;
         let text_len = reader
             .u32()
@@ -280,6 +311,8 @@ impl StoredDocument {
             signature,
             mod_sample,
             shingles,
+            sequence,
+            block_spans,
             compared_text,
             link_targets,
             link,
@@ -372,6 +405,11 @@ mod tests {
                 values: vec![4, 8, 16],
             }),
             shingles: vec![1, 5, 9, 200_000, u32::MAX],
+            sequence: vec![9, 1, 5, 200_000, u32::MAX, 5],
+            block_spans: vec![crate::BlockSpan {
+                key: 3,
+                shingles: 6,
+            }],
             compared_text: b"compared".to_vec(),
             link_targets: vec![3, 4],
             link: Some(DocumentLink {

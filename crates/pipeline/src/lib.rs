@@ -35,7 +35,7 @@
 use std::sync::Arc;
 
 use dedupcrawl_index::{
-    ContentUnit, DedupDecision, DedupIndex, DocumentFingerprint, IndexConfig, IndexError,
+    BlockSpan, ContentUnit, DedupDecision, DedupIndex, DocumentFingerprint, IndexConfig, IndexError,
 };
 use dedupcrawl_sketch::{MinHasher, ModSample, PayloadDigest, TokenDigest, shingle_sequence};
 use dedupcrawl_textprep::{
@@ -131,7 +131,17 @@ impl DedupSettings {
         IndexConfig {
             containment_threshold: self.containment_threshold,
             shingle_size: self.shingle_size,
+            template: self.template_rule(),
             ..near
+        }
+    }
+
+    /// What makes a block its host's template (`boilerplate_min_pages`,
+    /// `boilerplate_min_share`): one rule for the compared text and the index's records.
+    pub fn template_rule(&self) -> dedupcrawl_index::TemplateRule {
+        dedupcrawl_index::TemplateRule {
+            min_pages: self.boilerplate_min_pages,
+            min_share: self.boilerplate_min_share,
         }
     }
 
@@ -250,6 +260,24 @@ fn own_runs(sequence: &[u64], own_tokens: &[bool]) -> Vec<Vec<u32>> {
     runs
 }
 
+/// The spans of a page's compared blocks (key, tokens) over its `positions` shingles: a
+/// shingle starts at each token but the last w − 1.
+fn block_spans(blocks: &[(u64, usize)], positions: usize) -> Vec<BlockSpan> {
+    let mut at = 0usize;
+    blocks
+        .iter()
+        .map(|&(key, tokens)| {
+            let end = (at + tokens).min(positions);
+            let span = BlockSpan {
+                key,
+                shingles: end.saturating_sub(at.min(end)) as u32,
+            };
+            at += tokens;
+            span
+        })
+        .collect()
+}
+
 /// The compared view of a page, before it is shingled.
 struct ComparedView {
     view: View,
@@ -269,6 +297,8 @@ struct ComparedView {
     own_content: Vec<ContentUnit>,
     template_keys: Vec<u64>,
     template_known: bool,
+    /// The compared blocks: key and tokens of each ([`BlockSpan`] once shingled).
+    spans: Vec<(u64, usize)>,
 }
 
 /// A main-content block of the page being fingerprinted: its key and its tokens (a range of
@@ -396,6 +426,7 @@ impl DedupStage {
             own_content: Vec::new(),
             template_keys: Vec::new(),
             template_known: false,
+            spans: Vec::new(),
         }
     }
 
@@ -440,7 +471,7 @@ impl DedupStage {
     fn host_evidence(&self, host: &str, keys: &[u64]) -> Result<HostEvidence, IndexError> {
         let counts = self.index.block_page_counts(host, keys)?;
         let host_pages = self.index.host_document_count(host)?;
-        let by_share = (self.settings.boilerplate_min_share * f64::from(host_pages)).ceil() as u32;
+        let template_at = self.settings.template_rule().min_pages_for(host_pages);
         let min_pages = self.settings.boilerplate_min_pages;
         let mut evidence = HostEvidence {
             template: FxHashSet::default(),
@@ -450,9 +481,9 @@ impl DedupStage {
         for (&key, count) in keys.iter().zip(counts) {
             if count >= min_pages {
                 evidence.shared.insert(key);
-                if count >= by_share {
-                    evidence.template.insert(key);
-                }
+            }
+            if count >= template_at {
+                evidence.template.insert(key);
             }
         }
         Ok(evidence)
@@ -520,6 +551,7 @@ impl DedupStage {
                 .iter()
                 .flat_map(|b| std::iter::repeat_n(!shared.contains(&b.key), b.range.len()))
                 .collect(),
+            spans: compared.iter().map(|b| (b.key, b.range.len())).collect(),
             stable_tokens: content_tokens,
             block_keys,
             own_content,
@@ -542,6 +574,7 @@ impl DedupStage {
         fingerprint.block_fingerprints = view.block_keys;
         fingerprint.own_content = view.own_content;
         fingerprint.template_known = view.template_known;
+
         fingerprint.link_targets = self.content_link_targets(name, host, &page);
         // Text-based checks need at least one whole shingle: a one-word page ("Redirecting…")
         // says nothing about which page it is. Such pages are only exact payload duplicates.
@@ -552,6 +585,7 @@ impl DedupStage {
             let sequence = shingle_sequence(&view.tokens, w);
             fingerprint = fingerprint.with_shingles(&sequence);
             fingerprint.own_shingles = own_runs(&sequence, &view.own_tokens);
+            fingerprint.block_spans = block_spans(&view.spans, sequence.len());
             let mut shingles = sequence;
             shingles.sort_unstable();
             shingles.dedup();

@@ -26,9 +26,11 @@ pub fn page_of_blocks(name: &str, host: &str, paragraphs: &[Vec<u64>]) -> Docume
     }
 }
 
-/// A reprint on another host is a near duplicate of the original; one that adds a note of its
-/// own (an editor's note of a quarter of the article) resembles it under the threshold, so it
-/// is a page of its own, and it holds all of the original: it lists it in `contains`.
+/// A reprint on another host is a near duplicate of the original. One that adds a note of its
+/// own (an editor's note of a quarter of the article) resembles it under the threshold, but
+/// holds all of its blocks: a near duplicate by blocks across hosts, reported with its exact
+/// resemblance. One that adds half as much again is a page of its own that lists the
+/// original in `contains`.
 pub fn a_copy_on_another_host_that_adds_a_note_lists_the_original(
     new_backend: fn() -> Box<dyn Backend>,
 ) {
@@ -49,16 +51,36 @@ pub fn a_copy_on_another_host_that_adds_a_note_lists_the_original(
         }
         other => panic!("a copy with a credit line: {other:?}"),
     }
+    // 240 tokens of the article and a note of 64: 0.79 of the copy's blocks are the original.
     match index.check_and_insert(&with("mirror/noted", 64)).unwrap() {
-        DedupDecision::New {
-            contains, reason, ..
+        DedupDecision::NearDuplicate {
+            of,
+            similarity,
+            reason,
         } => {
+            assert_eq!(of.name, "news/article");
+            assert_eq!(
+                reason.mechanism,
+                dedupcrawl_index::Mechanism::BlocksAcrossHosts
+            );
+            assert!(similarity < 0.8, "the exact resemblance: {similarity}");
+            assert_eq!(reason.verified, Some(similarity));
+            let blocks = reason.blocks.expect("the block shares");
+            assert_eq!(blocks.original_in_page, 1.0);
+            assert!((0.75..0.8).contains(&blocks.page_in_original), "{blocks:?}");
+        }
+        other => panic!("a copy with an editor's note: {other:?}"),
+    }
+    // A note of 130: the original is 0.65 of the page.
+    match index
+        .check_and_insert(&with("mirror/commented", 130))
+        .unwrap()
+    {
+        DedupDecision::New { contains, .. } => {
             let names: Vec<&str> = contains.iter().map(|(d, _)| d.name.as_str()).collect();
             assert_eq!(names, ["news/article"]);
-            let closest = reason.closest.expect("the closest page compared");
-            assert!((0.7..0.8).contains(&closest.resemblance), "{closest:?}");
         }
-        other => panic!("a page that adds a note to the article: {other:?}"),
+        other => panic!("a page that quotes the article: {other:?}"),
     }
 }
 
