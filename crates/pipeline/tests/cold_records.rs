@@ -4,7 +4,7 @@
 //! duplicate of that page, not a page of its own nor a part of it. Two listings of the host
 //! with one heading and other links stay two pages, also when one was recorded cold.
 
-mod common;
+use crate::common;
 
 use common::{prose, stage};
 use dedupcrawl_index::DedupDecision;

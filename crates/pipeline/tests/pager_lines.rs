@@ -3,7 +3,7 @@
 //! manual. The pager says where a page sits, not what it says, and the heading's label names
 //! no other text: the second page is a near duplicate of the first.
 
-mod common;
+use crate::common;
 
 use common::{prose, stage};
 use dedupcrawl_index::DedupDecision;
