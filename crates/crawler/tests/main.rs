@@ -11,6 +11,7 @@ mod cut_short;
 mod dedup_classes;
 mod dedup_varied;
 mod disk_full;
+mod fuzz_corpus;
 mod hostile_pages;
 mod hostile_servers;
 mod kill_trials;
