@@ -19,6 +19,7 @@ mod link_flood_rss;
 mod multi_out;
 mod overlap_cli;
 mod pywb_replay;
+mod readme_commands;
 mod recrawl_cli;
 mod schedule_cli;
 mod wget_vs_crawl;
