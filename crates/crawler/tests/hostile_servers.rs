@@ -13,7 +13,7 @@
 
 #![cfg(target_os = "linux")]
 
-use crate::common;
+mod common;
 
 use common::line_for;
 

@@ -1,6 +1,7 @@
 //! The integration tests of dedupcrawl-crawler: one test binary (each file of tests/ is a
-//! module of it), linked once instead of once per file. `postgres_restart.rs` is a binary of
-//! its own: it stops the PostgreSQL server that the other PostgreSQL tests use.
+//! module of it), linked once instead of once per file. Two are binaries of their own:
+//! `postgres_restart.rs` stops the PostgreSQL server that the other PostgreSQL tests use, and
+//! `hostile_servers.rs` bounds the peak resident set of its whole process.
 
 mod common;
 
@@ -13,7 +14,6 @@ mod dedup_varied;
 mod disk_full;
 mod fuzz_corpus;
 mod hostile_pages;
-mod hostile_servers;
 mod kill_trials;
 mod observe_metrics;
 mod policies;
