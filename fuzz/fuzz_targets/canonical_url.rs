@@ -2,34 +2,9 @@
 //! the default rules and under none.
 #![no_main]
 
-use dedupcrawl_frontier::{CanonicalUrl, CanonicalizationRules};
-use libfuzzer_sys::fuzz_target;
-use url::Url;
+#[path = "../checks/canonical_url.rs"]
+mod check;
 
-fuzz_target!(|data: &[u8]| {
-    let Ok(input) = std::str::from_utf8(data) else {
-        return;
-    };
-    let base = Url::parse("https://www.example.org/a/b/c.html?q=1").expect("a valid constant");
-    for rules in [
-        CanonicalizationRules::default(),
-        CanonicalizationRules::none(),
-    ] {
-        for base in [None, Some(&base)] {
-            let Ok(canonical) = CanonicalUrl::parse(input, base, &rules) else {
-                continue;
-            };
-            let again = match CanonicalUrl::parse(canonical.as_str(), None, &rules) {
-                Ok(again) => again,
-                Err(error) => panic!("{canonical:?} does not parse again: {error}"),
-            };
-            assert_eq!(
-                again.as_str(),
-                canonical.as_str(),
-                "canonical form of {input:?} is not idempotent"
-            );
-            let _ = canonical.host();
-            let _ = canonical.path_and_query();
-        }
-    }
+libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+    check::check(data);
 });

@@ -1,22 +1,9 @@
 //! Charset detection and decoding: BOM, Content-Type charset, `<meta>` prescan.
 #![no_main]
 
-use dedupcrawl_fetch::charset::{charset_from_content_type, prescan_meta_charset};
-use dedupcrawl_fetch::decode_bytes;
-use libfuzzer_sys::fuzz_target;
+#[path = "../checks/charset.rs"]
+mod check;
 
-fuzz_target!(|data: &[u8]| {
-    // First line: a Content-Type value; the rest: the body.
-    let (content_type, body) = match data.iter().position(|&b| b == b'\n') {
-        Some(newline) => (Some(&data[..newline]), &data[newline + 1..]),
-        None => (None, data),
-    };
-    for is_html in [true, false] {
-        let _ = decode_bytes(body, content_type, is_html);
-    }
-    let _ = decode_bytes(data, None, true);
-    if let Some(content_type) = content_type {
-        let _ = charset_from_content_type(content_type);
-    }
-    let _ = prescan_meta_charset(body);
+libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+    check::check(data);
 });

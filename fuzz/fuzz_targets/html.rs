@@ -3,53 +3,9 @@
 //! target (`html_main_content`): it is ~100× slower per input and would starve this one.
 #![no_main]
 
-use dedupcrawl_frontier::{CanonicalUrl, CanonicalizationRules};
-use dedupcrawl_textprep::{TextPrep, TextPrepConfig, View};
-use libfuzzer_sys::fuzz_target;
-use std::sync::LazyLock;
-use url::Url;
+#[path = "../checks/html.rs"]
+mod check;
 
-/// Built once: its stop-word lists and stemmers are set up per process in the crawler too.
-static PREP: LazyLock<TextPrep> = LazyLock::new(|| {
-    TextPrep::new(TextPrepConfig {
-        max_links: Some(1_000),
-        ..TextPrepConfig::default()
-    })
-});
-
-fuzz_target!(|data: &[u8]| {
-    let html = String::from_utf8_lossy(data);
-    let prep = &*PREP;
-    let page = prep.prepare(&html);
-    let blocks = page.extracted.blocks.len();
-    for link in &page.extracted.links {
-        assert!(
-            link.block as usize <= blocks,
-            "a link points past the blocks"
-        );
-    }
-    for view in [View::MainContent, View::FullPage] {
-        let _ = prep.token_hashes(&page, view, &|_| false);
-        let _ = prep.view_text(&page, view, &|fingerprint| fingerprint % 2 == 0);
-    }
-    // Links resolved as the crawler does: against <base href> when it parses, else the page.
-    let page_url = Url::parse("https://example.org/dir/page.html").expect("a valid constant");
-    let base = page
-        .extracted
-        .base_href
-        .as_deref()
-        .and_then(|href| page_url.join(href).ok())
-        .unwrap_or(page_url);
-    let rules = CanonicalizationRules::default();
-    for link in &page.extracted.links {
-        if let Ok(target) = CanonicalUrl::parse(&link.href, Some(&base), &rules) {
-            let again = CanonicalUrl::parse(target.as_str(), None, &rules)
-                .expect("a canonical URL parses again");
-            assert_eq!(
-                again.as_str(),
-                target.as_str(),
-                "canonical form is not idempotent"
-            );
-        }
-    }
+libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+    check::check(data);
 });

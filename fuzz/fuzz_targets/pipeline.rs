@@ -5,65 +5,9 @@
 //! page on), the later rounds with the very same bytes.
 #![no_main]
 
-use dedupcrawl_index::SledDedupIndex;
-use dedupcrawl_pipeline::{DedupSettings, DedupStage};
-use libfuzzer_sys::fuzz_target;
-use std::sync::{Arc, Mutex};
+#[path = "../checks/pipeline.rs"]
+mod check;
 
-/// Runs on one index before it is replaced by a fresh one, so its files stay small.
-const RUNS_PER_INDEX: u64 = 2_000;
-const MAX_PAGES: usize = 8;
-const ROUNDS: usize = 3;
-
-struct Stage {
-    _dir: tempfile::TempDir,
-    stage: DedupStage,
-}
-
-fn new_stage() -> Stage {
-    let dir = tempfile::tempdir().expect("a temporary directory for the index");
-    let settings = DedupSettings::default();
-    let index = SledDedupIndex::open(dir.path(), settings.index_config()).expect("a sled index");
-    Stage {
-        _dir: dir,
-        stage: DedupStage::new(Arc::new(index), settings),
-    }
-}
-
-static STAGE: Mutex<Option<(Stage, u64)>> = Mutex::new(None);
-
-fuzz_target!(|data: &[u8]| {
-    let pages: Vec<String> = data
-        .split(|&byte| byte == 0)
-        .take(MAX_PAGES)
-        .map(|page| String::from_utf8_lossy(page).into_owned())
-        .collect();
-    let mut guard = STAGE.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    if guard.as_ref().is_none_or(|(_, runs)| *runs >= RUNS_PER_INDEX) {
-        *guard = None; // the old index closes (and its directory goes) before the new opens
-        *guard = Some((new_stage(), 0));
-    }
-    let (stage, runs) = guard.as_mut().expect("a stage");
-    *runs += 1;
-    let host = format!("h{runs}.example");
-    let mut first_round_new = vec![false; pages.len()];
-    for round in 0..ROUNDS {
-        for (number, html) in pages.iter().enumerate() {
-            let name = format!("https://{host}/p{number}?round={round}");
-            let verdict = stage
-                .stage
-                .check_html(&name, &host, html.as_bytes(), html)
-                .expect("the index accepts every page");
-            if round == 0 {
-                first_round_new[number] = verdict.decision.is_new();
-            } else {
-                // The same bytes as a page recorded as new: its payload is known.
-                assert!(
-                    !(first_round_new[number] && verdict.decision.is_new()),
-                    "page {number} again in round {round}: {:?}",
-                    verdict.decision
-                );
-            }
-        }
-    }
+libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+    check::check(data);
 });

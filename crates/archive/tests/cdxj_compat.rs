@@ -1,6 +1,6 @@
 //! Our CDXJ lines and SURT keys against cdxj-indexer and the Python `surt` package.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Command;

@@ -1,7 +1,7 @@
 //! Reading WARC files written by other tools: warcio (gzip and plain, chunked payloads),
 //! wget --warc-file, a whole file compressed as one gzip stream, hand-made WARC/1.0.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;

@@ -1,6 +1,6 @@
 //! Rotation, resume after a crash (torn tail), and reading damaged files.
 
-mod common;
+use crate::common;
 
 use std::fs::{self, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};

@@ -1,7 +1,7 @@
 //! Our WARC files, checked by warcio (the reference Python implementation) and read back by our
 //! reader.
 
-mod common;
+use crate::common;
 
 use common::{
     BIG_BODY_LEN, SampleWarc, assert_warcio_check_passes, warcio_index, write_sample_warc,

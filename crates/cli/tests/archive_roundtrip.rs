@@ -2,8 +2,7 @@
 //! binary. The distinct pages exported are exactly the pages the crawl log marks archived; the
 //! WARC export holds originals only; warcio accepts what export writes.
 
-#[path = "../../crawler/tests/common/mod.rs"]
-mod common;
+use crate::common;
 
 use std::collections::HashSet;
 use std::process::Command;
@@ -13,8 +12,7 @@ use dedupcrawl_crawler::{Decision, run_crawl};
 use dedupcrawl_testsite::TestSite;
 use support::run;
 
-#[path = "support/mod.rs"]
-mod support;
+use crate::support;
 
 fn dedupcrawl(args: &[&str]) -> std::process::Output {
     run(Command::new(env!("CARGO_BIN_EXE_dedupcrawl")).args(args))

@@ -5,8 +5,7 @@
 //! policy does; every distinct page must be archived exactly once across the three outputs.
 //! Five trials, the kill at a different moment each.
 
-#[path = "../../crawler/tests/common/mod.rs"]
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

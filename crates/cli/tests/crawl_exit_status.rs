@@ -7,7 +7,7 @@ use std::process::Output;
 
 use dedupcrawl_testsite::hostile::{HostileHost, refused_port};
 
-mod support;
+use crate::support;
 
 /// Short timeouts so the broken hosts are given up in about a second.
 const CONFIG: &str = "[crawl]\nprogress = false\n\n[fetch]\nconnect_timeout = 1.0\n\

@@ -6,7 +6,7 @@ use std::process::Output;
 
 use dedupcrawl_testsite::hostile::HostileHost;
 
-mod support;
+use crate::support;
 
 /// 20 pages one per 0.05 s take at least a second: several 0.2 s periods.
 const CONFIG: &str = "[crawl]\nprogress_every = 0.2\n";

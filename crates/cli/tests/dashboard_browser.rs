@@ -5,7 +5,7 @@
 //! by a member's URL, and a member's link (`#why=URL`) shows what `why OUT URL --json` says. A
 //! screenshot (search and why panel open) goes to `CARGO_TARGET_TMPDIR/dashboard.png`.
 
-mod support;
+use crate::support;
 
 use std::net::SocketAddr;
 use std::path::Path;

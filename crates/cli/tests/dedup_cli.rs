@@ -3,8 +3,7 @@
 use std::path::Path;
 use std::process::Command;
 
-#[path = "support/mod.rs"]
-mod support;
+use crate::support;
 use support::{json_lines, run};
 
 fn dedupcrawl() -> Command {

@@ -2,8 +2,7 @@
 //! (`dedupcrawl: progress: N/M <unit> (rate)`) every `DEDUPCRAWL_PROGRESS_EVERY` seconds (10 by
 //! default); `--quiet` prints none; a value that is not a number of seconds is a warning.
 
-#[path = "../../crawler/tests/common/mod.rs"]
-mod common;
+use crate::common;
 
 use std::process::{Command, Output};
 

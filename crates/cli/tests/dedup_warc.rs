@@ -7,8 +7,7 @@ use std::process::Command;
 use dedupcrawl_testsite::TestSite;
 use support::{json_lines, run, wget_warc};
 
-#[path = "support/mod.rs"]
-mod support;
+use crate::support;
 
 #[derive(serde::Deserialize, Debug)]
 struct Line {

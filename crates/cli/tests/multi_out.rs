@@ -5,8 +5,7 @@
 //! same site. A page archived in two OUTs (a worker restarted into another directory) is
 //! exported once, with a warning. `--store URL --crawl NAME` finds the OUTs itself.
 
-#[path = "../../crawler/tests/common/mod.rs"]
-mod common;
+use crate::common;
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -16,8 +15,7 @@ use dedupcrawl_archive::{RecordType, WarcReader};
 use dedupcrawl_crawler::Decision;
 use dedupcrawl_testsite::{Expectations, TestSite};
 
-#[path = "support/mod.rs"]
-mod support;
+use crate::support;
 
 fn dedupcrawl() -> Command {
     Command::new(env!("CARGO_BIN_EXE_dedupcrawl"))

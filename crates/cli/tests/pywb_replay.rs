@@ -8,8 +8,7 @@
 //! the article's title and every paragraph of its text. pywb comes from pip
 //! (`scripts/install-test-tools`).
 
-#[path = "../../crawler/tests/common/mod.rs"]
-mod common;
+use crate::common;
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};

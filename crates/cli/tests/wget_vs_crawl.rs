@@ -22,10 +22,8 @@
 //! new/archived and put all the others in that member's cluster. At least four groups must be
 //! seen with two or more common members, so the check is not vacuous.
 
-#[path = "../../crawler/tests/common/mod.rs"]
-mod common;
-#[path = "support/mod.rs"]
-mod support;
+use crate::common;
+use crate::support;
 
 use std::collections::{BTreeSet, HashMap};
 use std::process::Command;

@@ -1,7 +1,7 @@
 //! `dedupcrawl why OUT URL --json` on a crawl of the fixture site: one check per decision kind
 //! the crawl produced, each against the crawl log's line for that URL.
 
-mod support;
+use crate::support;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -4,7 +4,7 @@
 //! previous digest) in round 2. The dashboard's `/api/changes` of that crawl equals what
 //! `changes OUT` prints.
 
-mod support;
+use crate::support;
 
 use std::net::TcpListener;
 use std::process::Command;

@@ -4,7 +4,7 @@
 //! report lists it, the healthy host is archived in full, and a second run tries the broken
 //! hosts again (their URLs stayed queued).
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 use std::path::Path;

@@ -1,7 +1,7 @@
 //! End-to-end crawl of the fixture site, asserting on the crawl log, the WARC files read back
 //! and the site's request log.
 
-mod common;
+use crate::common;
 
 use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};

@@ -3,7 +3,7 @@
 //! `error` line; the host answered, so it is not given up; the crawl ends and a healthy host
 //! next to it is archived in full.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

@@ -2,7 +2,7 @@
 //! per class against their ground truth. One crawl is shared by the criteria tests; each
 //! criterion of the issue is asserted.
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 use std::sync::OnceLock;

@@ -6,7 +6,7 @@
 //! crawler's code): the page it names as original must really be alike. One set of crawls
 //! is shared by the criteria tests; the bars are the "done when", each asserted.
 
-mod common;
+use crate::common;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;

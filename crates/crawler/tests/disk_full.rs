@@ -3,7 +3,7 @@
 //! the same crawl resumes to the end with every distinct page archived exactly once. Needs
 //! root (mount); `./scripts/test` runs as root on CI.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Command;

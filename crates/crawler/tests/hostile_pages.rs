@@ -3,7 +3,7 @@
 //! host's slot freed, the host's other pages crawled), and a page of 500,000 links gives at
 //! most `crawl.max_links_per_page` of them to the frontier, saying so in the crawl log.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

@@ -8,7 +8,7 @@
 //! moments drawn from `KILL_TRIALS_SEED` (default: the clock; printed, so a failure can be
 //! replayed).
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -18,6 +18,9 @@ use dedupcrawl_testsite::TestSite;
 
 use common::child_crawl::*;
 use common::*;
+
+/// The test the child runs: [`resume_child_process`] (its full name for `--exact`).
+const CHILD_TEST: &str = "kill_trials::resume_child_process";
 
 /// Child mode (see `common::child_crawl`); a no-op in a normal test run.
 #[test]
@@ -138,7 +141,7 @@ async fn random_kills_lose_nothing_and_archive_nothing_twice() {
         for _ in 0..1 + moments.next(3) {
             run += 1;
             let kill_at = moments.kill_at();
-            match run_child(&spec, &out, kill_at, run).await {
+            match run_child(CHILD_TEST, &spec, &out, kill_at, run).await {
                 ChildEnd::Killed => kills.push(kill_at),
                 ChildEnd::Finished => break,
                 ChildEnd::Failed => {
@@ -147,7 +150,7 @@ async fn random_kills_lose_nothing_and_archive_nothing_twice() {
             }
         }
         run += 1;
-        if run_child(&spec, &out, KillAt::Never, run).await != ChildEnd::Finished {
+        if run_child(CHILD_TEST, &spec, &out, KillAt::Never, run).await != ChildEnd::Finished {
             failures.push(format!("trial {trial}: the resumed crawl did not finish"));
             continue;
         }

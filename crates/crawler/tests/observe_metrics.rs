@@ -2,7 +2,7 @@
 //! parser (prometheus_client from PyPI): it parses while the crawl runs, and at the end its
 //! counters equal `report.json`.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;

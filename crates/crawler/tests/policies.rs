@@ -1,7 +1,7 @@
 //! Non-default policies: a page budget that stops the crawl (and a second run that continues
 //! it), oversize bodies skipped, non-HTML skipped, near duplicates kept as metadata records.
 
-mod common;
+use crate::common;
 
 use dedupcrawl_archive::RecordType;
 use dedupcrawl_crawler::{Decision, NearDuplicatePolicy, NonHtmlPolicy, Oversize, run_crawl};

@@ -2,7 +2,7 @@
 //! `DEDUPCRAWL_TEST_POSTGRES` names; fails without one): it archives every distinct page once
 //! and each duplicate group once, like the embedded crawl in `crawl.rs`.
 
-mod common;
+use crate::common;
 
 use dedupcrawl_crawler::run_crawl;
 use dedupcrawl_testsite::TestSite;

@@ -3,7 +3,7 @@
 //! validators; edited a little and a lot; added; moved; `gone`, then dropped), the revisit
 //! records checked with warcio, and the revisit interval adapted per URL.
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 use std::path::Path;

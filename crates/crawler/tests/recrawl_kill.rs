@@ -5,7 +5,7 @@
 //! The recrawl runs in a child process: this test binary re-executed with
 //! `DEDUPCRAWL_RECRAWL_CHILD` set, which makes `recrawl_child_process` run the round.
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -101,7 +101,7 @@ async fn a_recrawl_killed_mid_round_resumes_without_writing_anything_twice() {
     let stderr = std::fs::File::create(dir.path().join("child.stderr")).unwrap();
     let mut child = Command::new(std::env::current_exe().unwrap())
         .args([
-            "recrawl_child_process",
+            "recrawl_kill::recrawl_child_process",
             "--exact",
             "--nocapture",
             "--test-threads=1",

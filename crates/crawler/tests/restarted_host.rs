@@ -3,7 +3,7 @@
 //! next run (its URLs stayed queued). Nothing is fetched twice (requests counted per path by
 //! the server, over both of its lives) and every page is archived exactly once.
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 use std::path::Path;

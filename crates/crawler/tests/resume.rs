@@ -4,13 +4,16 @@
 //! The crawl runs in a child process: this test binary re-executed with
 //! `DEDUPCRAWL_RESUME_CHILD` set, which makes `resume_child_process` run the crawl.
 
-mod common;
+use crate::common;
 
 use dedupcrawl_crawler::{Decision, run_crawl, warc_files};
 use dedupcrawl_testsite::TestSite;
 
 use common::child_crawl::*;
 use common::*;
+
+/// The test the child runs: [`resume_child_process`] (its full name for `--exact`).
+const CHILD_TEST: &str = "resume::resume_child_process";
 
 /// Child mode (see `common::child_crawl`); a no-op in a normal test run.
 #[test]
@@ -44,7 +47,7 @@ async fn kill_nine_and_resume_archives_every_page_once() {
     ];
     for kill_at in kills {
         run += 1;
-        let end = run_child(&spec, &out, kill_at, run).await;
+        let end = run_child(CHILD_TEST, &spec, &out, kill_at, run).await;
         assert_eq!(
             end,
             ChildEnd::Killed,
@@ -53,7 +56,7 @@ async fn kill_nine_and_resume_archives_every_page_once() {
     }
     run += 1;
     assert!(
-        run_child(&spec, &out, KillAt::Never, run).await == ChildEnd::Finished,
+        run_child(CHILD_TEST, &spec, &out, KillAt::Never, run).await == ChildEnd::Finished,
         "the resumed crawl must finish with exit status 0 (see {}.child{run}.stderr)",
         out.display()
     );

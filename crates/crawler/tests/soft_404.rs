@@ -5,7 +5,7 @@
 //! `soft_404`, unarchived and with its links not followed; every real page must be archived;
 //! no other page may be called a soft 404.
 
-mod common;
+use crate::common;
 
 use std::collections::HashSet;
 

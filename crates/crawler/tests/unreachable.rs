@@ -2,7 +2,7 @@
 //! again after a backoff, and after `fetch.host_max_failures` failures in a row the host is
 //! given up for the run; its seed is logged once as an error saying why.
 
-mod common;
+use crate::common;
 
 use dedupcrawl_crawler::{Decision, HOST_GIVEN_UP_NOTE, run_crawl};
 

@@ -4,7 +4,7 @@
 //! its seed gets an error line saying "name does not resolve", the healthy host is archived
 //! in full, the crawl ends, and a second run tries the name again.
 
-mod common;
+use crate::common;
 
 use std::net::{IpAddr, Ipv4Addr};
 use std::path::Path;

@@ -1,7 +1,7 @@
 //! The shared [`FrontierStore`] behaviour suite on the embedded backend (sled in a temporary
 //! directory).
 
-mod store_suite;
+use crate::store_suite;
 
 use dedupcrawl_frontier::{Frontier, FrontierStore, PolitenessConfig};
 use dedupcrawl_index::open_sled_waiting_for_lock;

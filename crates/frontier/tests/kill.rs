@@ -164,7 +164,7 @@ fn kill_9_loses_no_url() {
         let mut child = Command::new(&exe)
             .args([
                 "--exact",
-                "kill_child_process",
+                "kill::kill_child_process",
                 "--nocapture",
                 "--test-threads=1",
             ])

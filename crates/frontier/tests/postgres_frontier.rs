@@ -2,10 +2,9 @@
 //! per case on the server `DEDUPCRAWL_TEST_POSTGRES` names (fails without one).
 
 // The index tests' proxy (one copy for both crates' tests).
-#[path = "../../index/tests/postgres_support/commit_cutter.rs"]
-mod commit_cutter;
-mod postgres_support;
-mod store_suite;
+use crate::commit_cutter;
+use crate::postgres_support;
+use crate::store_suite;
 
 use dedupcrawl_frontier::{
     DEFAULT_LEASE, FrontierStore, PolitenessConfig, PostgresFrontierConfig, PostgresFrontierStore,

@@ -2,7 +2,7 @@
 //! newer schema is refused clearly, and `FOR UPDATE SKIP LOCKED` hands one queued row to one
 //! claimer only.
 
-mod postgres_support;
+use crate::postgres_support;
 
 use dedupcrawl_frontier::{FrontierError, connect_and_migrate};
 

@@ -1,7 +1,7 @@
 //! The embedded (sled) index: the shared [`DedupIndex`] behaviour suite, and what only this
 //! backend has: format checks and kill -9 durability.
 
-mod index_suite;
+use crate::index_suite;
 
 use index_suite::{document, tokens};
 
@@ -105,7 +105,7 @@ fn kill_minus_nine_loses_nothing_that_was_flushed() {
         let mut child = Command::new(&exe)
             .args([
                 "--exact",
-                "kill_child_process",
+                "index::kill_child_process",
                 "--ignored",
                 "--nocapture",
                 "--test-threads=1",

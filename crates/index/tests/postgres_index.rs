@@ -3,8 +3,8 @@
 //! index handles (separate pools, like separate processes), settings checks, and crawls
 //! sharing one database without meeting.
 
-mod index_suite;
-mod postgres_support;
+use crate::index_suite;
+use crate::postgres_support;
 
 use std::sync::{Arc, Barrier};
 

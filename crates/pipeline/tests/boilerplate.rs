@@ -1,6 +1,6 @@
 //! The two boilerplate mechanisms, end to end through a real sled index.
 
-mod common;
+use crate::common;
 
 use common::{prose, stage};
 use dedupcrawl_index::DedupDecision;

@@ -4,7 +4,7 @@
 //! them: two listings of a host linking to different notes are two pages, also when the
 //! host's template prose outweighs their own words.
 
-mod common;
+use crate::common;
 
 use common::{prose, stage};
 use dedupcrawl_index::DedupDecision;

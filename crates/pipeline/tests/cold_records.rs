@@ -4,7 +4,7 @@
 //! of that page (near, or contained in the record), not a page of its own. Two listings of the host
 //! with one heading and other links stay two pages, also when one was recorded cold.
 
-mod common;
+use crate::common;
 
 use common::{prose, stage};
 use dedupcrawl_index::DedupDecision;

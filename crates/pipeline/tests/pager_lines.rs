@@ -3,7 +3,7 @@
 //! manual. Those are a few words here and there, no run of text of the page's own: the second
 //! page is a near duplicate of the first.
 
-mod common;
+use crate::common;
 
 use common::{prose, stage};
 use dedupcrawl_index::DedupDecision;

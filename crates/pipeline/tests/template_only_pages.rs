@@ -3,7 +3,7 @@
 //! module's name sits in the page header. Their compared text is the whole page, so two such
 //! modules are two pages, not one.
 
-mod common;
+use crate::common;
 
 use common::{prose, stage};
 use dedupcrawl_textprep::View;

@@ -7,7 +7,7 @@
 //! Likewise a page of 100,000 misnested formatting elements (`<b><i>x</b>y</i>`, which a tree
 //! builder clones and reopens: 30 s and 600 MB in the extractor).
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

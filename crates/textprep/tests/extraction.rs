@@ -1,6 +1,6 @@
 //! Extraction and normalization on hand-made edge cases and on real pages (the Rust docs).
 
-mod common;
+use crate::common;
 
 use common::rust_docs;
 

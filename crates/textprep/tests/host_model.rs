@@ -2,7 +2,7 @@
 //! the Rust docs: mdBook's book, reference and nomicon, and rustdoc's std): after a host's
 //! first pages, the cheap model must keep the text the extractor keeps.
 
-mod common;
+use crate::common;
 
 use common::rust_docs;
 use std::path::{Path, PathBuf};

@@ -1,6 +1,6 @@
 //! A crawl in a child process that a test can kill with SIGKILL: the test binary re-executes
-//! itself with [`CHILD_ENV`] set, running only its test named [`CHILD_TEST`], which calls
-//! [`child_entry`] and crawls the seeds into OUT.
+//! itself with [`CHILD_ENV`] set, running only the caller's module's test named
+//! `resume_child_process`, which calls [`child_entry`] and crawls the seeds into OUT.
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -12,9 +12,6 @@ use super::config_for;
 
 /// `SEEDS|OUT` (seeds comma-separated) for the child.
 pub const CHILD_ENV: &str = "DEDUPCRAWL_RESUME_CHILD";
-/// The name of the test function each binary using this module defines to call
-/// [`child_entry`].
-pub const CHILD_TEST: &str = "resume_child_process";
 
 /// Child mode: runs the crawl the environment names; a no-op in a normal test run.
 pub fn child_entry() {
@@ -77,12 +74,19 @@ pub enum ChildEnd {
 }
 
 /// Runs the child crawl of `spec` (`SEEDS|OUT`, see [`CHILD_ENV`]) and kills it (SIGKILL) at
-/// `kill_at`; its stderr goes to `OUT.child{run}.stderr`.
-pub async fn run_child(spec: &str, out: &Path, kill_at: KillAt, run: usize) -> ChildEnd {
+/// `kill_at`; its stderr goes to `OUT.child{run}.stderr`. `child_test`: the full name (with
+/// its module) of the test that calls [`child_entry`], e.g. `resume::resume_child_process`.
+pub async fn run_child(
+    child_test: &str,
+    spec: &str,
+    out: &Path,
+    kill_at: KillAt,
+    run: usize,
+) -> ChildEnd {
     let stderr = std::fs::File::create(out.with_extension(format!("child{run}.stderr")))
         .expect("stderr file");
     let mut child = Command::new(std::env::current_exe().expect("test binary"))
-        .args([CHILD_TEST, "--exact", "--nocapture", "--test-threads=1"])
+        .args([child_test, "--exact", "--nocapture", "--test-threads=1"])
         .env(CHILD_ENV, spec)
         .stdout(Stdio::null())
         .stderr(stderr)
