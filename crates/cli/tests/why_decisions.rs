@@ -1,5 +1,6 @@
 //! `dedupcrawl why OUT URL --json` on a crawl of the fixture site: one check per decision kind
-//! the crawl produced, each against the crawl log's line for that URL.
+//! the crawl produced, each against the crawl log's line for that URL: the recorded reason,
+//! its mechanism, and the compared texts with their counts recomputed.
 
 use crate::support;
 
@@ -14,11 +15,11 @@ use serde_json::Value;
 
 use support::{run, why};
 
-/// Test-sized timeouts; near duplicates keep their text (metadata) so `why` can show blocks.
+/// Test-sized timeouts; near duplicates are only logged (`archive.near_duplicates = "log"`, the
+/// default): `why` shows their compared text from the index's records.
 const CONFIG: &str = "[crawl]\nprogress = false\nconcurrency = 8\n\n[fetch]\nconnect_timeout = 1.0\n\
                       read_timeout = 1.0\ntotal_timeout = 2.0\nretry_backoff = 0.2\n\
-                      max_retry_after = 5.0\nrobots_retry = 1.0\nmax_body_bytes = 2097152\n\n\
-                      [archive]\nnear_duplicates = \"metadata\"\n";
+                      max_retry_after = 5.0\nrobots_retry = 1.0\nmax_body_bytes = 2097152\n";
 
 /// Crawls `seeds` with `dedupcrawl crawl` and [`CONFIG`] into `dir/out`, returned.
 fn crawl(dir: &Path, seeds: &[String]) -> PathBuf {
@@ -124,25 +125,45 @@ fn why_explains_every_decision_kind_of_a_fixture_crawl() {
                     duplicate["of"].as_str() == line.duplicate_of.as_deref(),
                     "duplicate.of",
                 );
-                check(duplicate["method"].is_string(), "method");
                 check(
                     duplicate["original_decision"] == "archived",
                     "original archived",
                 );
-                // Texts of both pages are in the archive (revisit: same payload; metadata:
-                // the page's main content): the shared blocks are shown.
-                let shared = duplicate["blocks"]["shared"].as_array().map_or(0, Vec::len);
-                check(shared > 0, "shared blocks");
+                // The reason is the one the crawl log recorded, not a reconstruction.
+                let recorded = serde_json::to_value(&line.reason).expect("reason");
                 check(
-                    duplicate["blocks"]["tokens"][0]
-                        .as_u64()
-                        .is_some_and(|t| t > 0),
-                    "tokens",
+                    !recorded.is_null() && answer["explanation"] == recorded,
+                    "the recorded reason",
                 );
-                // Same payload: the same blocks (same normalized text may differ in numbers).
-                if duplicate["method"] == "payload digest (SHA-1)" {
+                check(
+                    duplicate["mechanism"] == recorded["mechanism"],
+                    "the mechanism",
+                );
+                if line
+                    .note
+                    .as_deref()
+                    .is_some_and(|n| n.contains("rel=canonical"))
+                {
+                    continue;
+                }
+                // The texts both pages were compared on, read from the index's records: the
+                // shared blocks are shown, and the exact counts recomputed from the stored
+                // texts are the ones the decision recorded.
+                let compared = &duplicate["compared"];
+                let shared = compared["shared"].as_array().map_or(0, Vec::len);
+                check(shared > 0, "shared blocks");
+                if let Some(counts) = recorded.get("shingles") {
+                    check(compared["shingles"] == *counts, "recomputed shingle counts");
                     check(
-                        duplicate["blocks"]["only_in_page"]
+                        compared["resemblance"].as_f64() == line.similarity
+                            || compared["containment"].as_f64() == line.similarity,
+                        "the similarity recomputed",
+                    );
+                }
+                // Same payload: the same blocks.
+                if recorded["mechanism"] == "exact_payload" {
+                    check(
+                        compared["only_in_page"]
                             .as_array()
                             .is_some_and(Vec::is_empty),
                         "a same-payload duplicate has no block of its own",
@@ -167,6 +188,31 @@ fn why_explains_every_decision_kind_of_a_fixture_crawl() {
             ),
             _ => check(answer["duplicate"].is_null(), "no duplicate"),
         }
+    }
+
+    // Every line the dedup decided names its mechanism, and why prints the same one; the
+    // fixture crawl has pages decided by each of these.
+    let mut mechanisms = std::collections::BTreeSet::new();
+    for line in last.values() {
+        if let Some(reason) = &line.reason {
+            mechanisms.insert(reason.mechanism.as_str());
+        }
+        if matches!(
+            line.decision,
+            Decision::Archived
+                | Decision::ExactDuplicate
+                | Decision::NearDuplicate
+                | Decision::Contained
+        ) && line.status == Some(200)
+        {
+            assert!(line.reason.is_some(), "no reason: {line:?}");
+        }
+    }
+    for mechanism in ["new", "exact_payload", "near_lsh", "canonical"] {
+        assert!(
+            mechanisms.contains(mechanism),
+            "no {mechanism} decision in the fixture crawl: {mechanisms:?}"
+        );
     }
 
     // A redirect chain: a URL whose line says "redirect to".

@@ -106,10 +106,14 @@ fn why_explains_contained_out_of_scope_and_the_recrawl_kinds() {
     check(
         &site.url("/part"),
         "contained",
-        "contained in /big, shared blocks shown",
+        "contained in /big by the containment mechanism, shared blocks shown",
         &|answer: &Value| {
             answer["duplicate"]["of"] == big.as_str()
-                && answer["duplicate"]["blocks"]["shared"]
+                && answer["duplicate"]["mechanism"] == "containment"
+                && answer["explanation"]["verified"]
+                    .as_f64()
+                    .is_some_and(|c| c >= 0.9)
+                && answer["duplicate"]["compared"]["shared"]
                     .as_array()
                     .is_some_and(|shared| !shared.is_empty())
         },

@@ -533,6 +533,7 @@ fn record_decision(
 ) -> Handled {
     let engine = fetched.engine;
     let page = links.as_ref().map(|l| l.page);
+    let decision = indexed_before_logged(decision, fetched.url.as_str());
     let mut line = decision_line(fetched, &decision, page)?;
     line.reason = Some(decision.reason().clone());
     let choice = match (&decision, &links) {
@@ -562,6 +563,24 @@ fn record_decision(
         engine.log_line(link_line)?;
     }
     Ok((HostOutcome::Done, None))
+}
+
+/// A page the index names as the exact duplicate of itself was recorded by a run that died
+/// before it logged the page (a resumed crawl): it is the new page it was then, its reason
+/// `new`, recorded.
+fn indexed_before_logged(decision: DedupDecision, url: &str) -> DedupDecision {
+    match decision {
+        DedupDecision::ExactDuplicate { of, .. } if of.name == url => DedupDecision::New {
+            id: Some(of.id),
+            contains: Vec::new(),
+            reason: Reason {
+                recorded: true,
+                page_record: Some(of.id),
+                ..Reason::of(Mechanism::New)
+            },
+        },
+        other => other,
+    }
 }
 
 /// The crawl-log line of a decision, and the WARC records it asks for: a response for a new

@@ -12,6 +12,7 @@ mod cut_short;
 mod dedup_classes;
 mod dedup_varied;
 mod disk_full;
+mod duplicate_links;
 mod fuzz_corpus;
 mod hostile_pages;
 mod kill_trials;

@@ -6,6 +6,5 @@ mod common;
 mod boilerplate;
 mod card_boxes;
 mod cold_records;
-mod link_tokens;
 mod pager_lines;
 mod template_only_pages;

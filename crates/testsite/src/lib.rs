@@ -63,6 +63,7 @@ pub mod hostile;
 pub mod hostile_site;
 pub mod hostile_streams;
 mod html;
+mod listings;
 mod mutating;
 mod page_server;
 pub mod similarity;
@@ -89,6 +90,7 @@ pub use expect::{
     ArticleInfo, CalendarTrap, CharsetPage, ConditionalPage, DupKind, DuplicateGroup, Expectations,
     NonHtml, ProductInfo, RetryPage,
 };
+pub use listings::{ITEMS_PER_PAGE, LISTING_PAGES, ListingSite};
 pub use mutating::{MutatingSite, Validation, text};
 pub use soft_404::{SOFT_404_PRODUCTS, Soft404Site, Soft404Truth};
 pub use varied::{

@@ -319,3 +319,40 @@ pub fn short_parts_and_their_one_page_edition_find_each_other_by_blocks(
         );
     }
 }
+
+/// A page whose site asks a higher threshold than the index's (a `[[site]]` of its own) is new
+/// when its closest original resembles it less than that, and says so; a page of another site
+/// at the same resemblance is a near duplicate.
+pub fn a_page_whose_site_asks_a_higher_threshold_is_new_under_it(
+    new_backend: fn() -> Box<dyn Backend>,
+) {
+    let backend = new_backend();
+    let index = backend.open();
+    let base = tokens(60_000, 2000);
+    assert!(
+        index
+            .check_and_insert(&document("base", &base))
+            .unwrap()
+            .is_new()
+    );
+    // About 0.9 alike.
+    let edited = super::edited(&base, 20, 4);
+    let mut strict = document("strict/page", &edited);
+    strict.threshold = Some(0.95);
+    match index.check_and_insert(&strict).unwrap() {
+        DedupDecision::New { reason, .. } => {
+            assert_eq!(reason.mechanism, dedupcrawl_index::Mechanism::SiteThreshold);
+            assert_eq!(reason.threshold, Some(0.95));
+            assert!(
+                reason.verified.is_some_and(|v| (0.8..0.95).contains(&v)),
+                "{reason:?}"
+            );
+        }
+        other => panic!("under the site's threshold: {other:?}"),
+    }
+    let lenient = document("lenient/page", &super::edited(&base, 20, 5));
+    assert!(matches!(
+        index.check_and_insert(&lenient).unwrap(),
+        DedupDecision::NearDuplicate { .. }
+    ));
+}
