@@ -209,8 +209,8 @@ pub(crate) fn similarity_to_previous(
         // The id was reused for another page: not this page's version.
         return Ok(None);
     }
-    if !stored.shingles.is_empty() && !fingerprint.shingles.is_empty() {
-        let counts = dedupcrawl_index::shingle_counts(&fingerprint.shingles, &stored.shingles);
+    if !stored.sequence.is_empty() && !fingerprint.shingles.is_empty() {
+        let counts = dedupcrawl_index::shingle_counts(&fingerprint.shingles, &stored.shingle_set());
         return Ok(Some(counts.resemblance()));
     }
     Ok(match (&stored.signature, &fingerprint.signature) {

@@ -83,10 +83,21 @@ const MIN_RECUT_SHINGLES: usize = 4;
 
 /// A record's verification set as a decision uses it, and how many of its compared blocks
 /// were left out as its host's template.
-struct RecordSet<'r> {
-    shingles: std::borrow::Cow<'r, [u32]>,
+struct RecordSet {
+    shingles: Vec<u32>,
     blocks_left_out: u32,
 }
+
+/// A candidate whose sketch estimates (MinHash; MOD_m both ways where both samples have
+/// [`ESTIMATE_MIN_VALUES`] values at their common modulus) are all under this is not
+/// verified: leaving the host's template out of the record could not bring it to
+/// [`RECUT_FROM`], let alone to a threshold. 0.15 under it is four standard errors of a
+/// 128-value MinHash estimate at 0.5 and three of a 16-value sample's.
+const VERIFY_FROM: f64 = RECUT_FROM - 0.15;
+
+/// Sample values both pages need at their common modulus for the MOD_m estimate to rule a
+/// candidate out (fewer say too little: a short part beside a long page).
+const ESTIMATE_MIN_VALUES: usize = 16;
 
 /// The own-content veto ([`crate::own_content`]) of `doc` against a candidate whose figure
 /// reached its threshold: `Err(run)` when the page has a run of its own the candidate lacks,
@@ -351,17 +362,17 @@ impl DecisionAlgorithm<'_> {
     /// pages) is out of the comparison, as it is out of every later page's compared text. All
     /// of them when that would leave too little ([`MIN_RECUT_SHINGLES`]), and when the two
     /// are too far apart for it to matter (under [`RECUT_FROM`] either way).
-    fn verification_set<'r, S: IndexStorage + ?Sized>(
+    fn verification_set<S: IndexStorage + ?Sized>(
         &self,
         state: &S,
         doc: &DocumentFingerprint,
-        stored: &'r StoredDocument,
-    ) -> Result<RecordSet<'r>, IndexError> {
+        stored: &StoredDocument,
+    ) -> Result<RecordSet, IndexError> {
         let whole = RecordSet {
-            shingles: std::borrow::Cow::Borrowed(&stored.shingles),
+            shingles: stored.shingle_set(),
             blocks_left_out: 0,
         };
-        let close = verified_counts(doc, &stored.shingles).is_some_and(|c| {
+        let close = verified_counts(doc, &whole.shingles).is_some_and(|c| {
             c.resemblance() >= RECUT_FROM
                 || c.containment() >= RECUT_FROM
                 || c.shared as f64 >= RECUT_FROM * c.other as f64
@@ -395,7 +406,7 @@ impl DecisionAlgorithm<'_> {
         kept.sort_unstable();
         kept.dedup();
         Ok(RecordSet {
-            shingles: std::borrow::Cow::Owned(kept),
+            shingles: kept,
             blocks_left_out: left_out,
         })
     }
@@ -417,6 +428,10 @@ impl DecisionAlgorithm<'_> {
                 continue;
             };
             let estimate = signature.similarity(theirs);
+            if estimate < VERIFY_FROM {
+                compared.saw(&stored.name, estimate, 0.0);
+                continue;
+            }
             let set = self.verification_set(state, doc, &stored)?;
             let counts = verified_counts(doc, &set.shingles);
             let figure = counts.map_or(estimate, |c| c.resemblance());
@@ -470,7 +485,16 @@ impl DecisionAlgorithm<'_> {
             let estimates = stored
                 .mod_sample
                 .as_ref()
-                .map(|other| sample_containment(sample, other));
+                .and_then(|other| sample_containment(sample, other));
+            let by_blocks = (stored.host != doc.host)
+                .then(|| block_shares(doc, &doc_blocks, &stored))
+                .flatten();
+            let ruled_out = estimates.is_some_and(|(i, a)| i < VERIFY_FROM && a < VERIFY_FROM)
+                && by_blocks
+                    .is_none_or(|b| b.page_in_original.min(b.original_in_page) < VERIFY_FROM);
+            if ruled_out {
+                continue;
+            }
             let set = self.verification_set(state, doc, &stored)?;
             let counts = verified_counts(doc, &set.shingles);
             let (inside, around) = match (counts, estimates) {
@@ -503,9 +527,7 @@ impl DecisionAlgorithm<'_> {
             if around >= threshold && lists_it {
                 found.around.push((document_ref(&stored), around));
             }
-            if stored.host != doc.host
-                && let Some(shares) = block_shares(doc, &doc_blocks, &stored)
-            {
+            if let Some(shares) = by_blocks {
                 let smaller = shares.page_in_original.min(shares.original_in_page);
                 let better = found
                     .by_blocks
@@ -587,7 +609,6 @@ impl DecisionAlgorithm<'_> {
             tokens: doc.tokens,
             signature,
             mod_sample,
-            shingles: doc.shingles.clone(),
             compared_text: doc.compared_text.clone(),
             link_targets: doc.link_targets.clone(),
             link,
@@ -769,9 +790,11 @@ impl DecisionAlgorithm<'_> {
 }
 
 /// The MOD_m estimates of containment both ways, `(page in other, other in page)`, at the two
-/// samples' common modulus (Broder: if A ⊂ B then V(A) ⊂ V(B)).
-fn sample_containment(page: &ModSample, other: &ModSample) -> (f64, f64) {
+/// samples' common modulus (Broder: if A ⊂ B then V(A) ⊂ V(B)); `None` when either sample has
+/// fewer than [`ESTIMATE_MIN_VALUES`] values there.
+fn sample_containment(page: &ModSample, other: &ModSample) -> Option<(f64, f64)> {
     let modulus = page.modulus.max(other.modulus);
     let (mine, theirs) = (page.at_modulus(modulus), other.at_modulus(modulus));
-    (mine.containment_in(&theirs), theirs.containment_in(&mine))
+    (mine.values.len() >= ESTIMATE_MIN_VALUES && theirs.values.len() >= ESTIMATE_MIN_VALUES)
+        .then(|| (mine.containment_in(&theirs), theirs.containment_in(&mine)))
 }

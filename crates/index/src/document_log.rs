@@ -328,7 +328,6 @@ mod tests {
             tokens: None,
             signature: Some(MinHashSignature((0..128).map(|v| v * id).collect())),
             mod_sample: None,
-            shingles: vec![id, id + 1],
             sequence: vec![id + 1, id],
             compared_text: Vec::new(),
             link_targets: Vec::new(),

@@ -153,6 +153,7 @@ fn sample_side(
 
 /// A stored document as the fingerprint it was recorded from.
 fn as_fingerprint(document: StoredDocument) -> DocumentFingerprint {
+    let shingles = document.shingle_set();
     DocumentFingerprint {
         name: document.name,
         host: document.host,
@@ -160,8 +161,8 @@ fn as_fingerprint(document: StoredDocument) -> DocumentFingerprint {
         tokens: document.tokens,
         signature: document.signature,
         mod_sample: document.mod_sample,
-        own_shingles: vec![document.shingles.clone()],
-        shingles: document.shingles,
+        own_shingles: vec![document.sequence.clone()],
+        shingles,
         compared_text: Vec::new(),
         link_targets: document.link_targets,
         block_fingerprints: document.blocks,

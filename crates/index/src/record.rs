@@ -21,10 +21,8 @@ pub struct StoredDocument {
     pub tokens: Option<TokenDigest>,
     pub signature: Option<MinHashSignature>,
     pub mod_sample: Option<ModSample>,
-    /// The compared text's verification set ([`crate::compared_shingle_set`]), made from
-    /// `sequence` when the record is read.
-    pub shingles: Vec<u32>,
-    /// [`crate::DocumentFingerprint::sequence`].
+    /// [`crate::DocumentFingerprint::sequence`]: its verification set is
+    /// [`shingle_set`](Self::shingle_set).
     pub sequence: Vec<u32>,
     /// [`crate::DocumentFingerprint::block_spans`].
     pub block_spans: Vec<crate::BlockSpan>,
@@ -125,6 +123,15 @@ fn put_str(out: &mut Vec<u8>, s: &str) {
 }
 
 impl StoredDocument {
+    /// The compared text's verification set ([`crate::compared_shingle_set`]): `sequence`
+    /// sorted, each shingle once. Made when a decision needs it, not when a record is read.
+    pub fn shingle_set(&self) -> Vec<u32> {
+        let mut set = self.sequence.clone();
+        set.sort_unstable();
+        set.dedup();
+        set
+    }
+
     pub(crate) fn encode(&self) -> Vec<u8> {
         let signature_len = self.signature.as_ref().map_or(0, |s| s.len());
         let mut out = Vec::with_capacity(64 + self.name.len() + signature_len * 2);
@@ -261,9 +268,6 @@ impl StoredDocument {
                 shingles: le_u32(&b[8..]),
             })
             .collect();
-        let mut shingles = sequence.clone();
-        shingles.sort_unstable();
-        shingles.dedup();
         let link_targets = reader.sorted_set().ok_or_else(|| corrupt("link targets"))?;
         let text_len = reader
             .u32()
@@ -310,7 +314,6 @@ impl StoredDocument {
             tokens,
             signature,
             mod_sample,
-            shingles,
             sequence,
             block_spans,
             compared_text,
@@ -404,7 +407,6 @@ mod tests {
                 modulus: 4,
                 values: vec![4, 8, 16],
             }),
-            shingles: vec![1, 5, 9, 200_000, u32::MAX],
             sequence: vec![9, 1, 5, 200_000, u32::MAX, 5],
             block_spans: vec![crate::BlockSpan {
                 key: 3,

@@ -208,8 +208,6 @@ pub struct Fingerprinted {
     /// Keys ([`DedupStage::block_key`]) of the main-content blocks left out as the host's
     /// template.
     pub template_keys: Vec<u64>,
-    /// The text compared (what `tokens` were normalized from).
-    pub compared: ComparedText,
 }
 
 /// The stage's answer for one page.
@@ -594,20 +592,18 @@ impl DedupStage {
                 fingerprint.mod_sample = Some(ModSample::from_shingles(&shingles));
             }
         }
-        let compared = ComparedText::from_blocks(view.blocks.iter().map(|&index| {
+        fingerprint.compared_text = ComparedText::encode_blocks(view.blocks.iter().map(|&index| {
             (
                 page.language_of(index),
                 page.extracted.blocks[index].text.as_str(),
             )
         }));
-        fingerprint.compared_text = compared.encode();
         Fingerprinted {
             fingerprint,
             page,
             view: view.view,
             tokens: view.tokens,
             template_keys: view.template_keys,
-            compared,
         }
     }
 

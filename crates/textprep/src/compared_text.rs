@@ -67,11 +67,23 @@ impl ComparedText {
     /// Compressed, one block a line after its language code (deflate at the fastest level:
     /// the text is kept for explanations, written once per page).
     pub fn encode(&self) -> Vec<u8> {
+        Self::encode_blocks(self.blocks())
+    }
+
+    /// [`encode`](Self::encode) of blocks in page order, without making a `ComparedText` of
+    /// them first.
+    pub fn encode_blocks<'a>(blocks: impl IntoIterator<Item = (Language, &'a str)>) -> Vec<u8> {
         let mut plain = Vec::new();
-        for (language, text) in &self.blocks {
+        for (language, text) in blocks {
             plain.extend_from_slice(language.code().as_bytes());
             plain.push(b'\t');
+            let start = plain.len();
             plain.extend_from_slice(text.as_bytes());
+            for byte in &mut plain[start..] {
+                if matches!(byte, b'\n' | b'\r') {
+                    *byte = b' ';
+                }
+            }
             plain.push(b'\n');
         }
         let mut encoder =
