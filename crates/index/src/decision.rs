@@ -527,55 +527,72 @@ impl DecisionAlgorithm<'_> {
             if around >= threshold && lists_it {
                 found.around.push((document_ref(&stored), around));
             }
-            if let Some(shares) = by_blocks {
-                let smaller = shares.page_in_original.min(shares.original_in_page);
-                let better = found
-                    .by_blocks
-                    .as_ref()
-                    .is_none_or(|(_, b)| smaller > b.page_in_original.min(b.original_in_page));
-                // A copy that holds all of the original's blocks may add blocks of its own
-                // (an editor's note) down to the reprint drift.
-                let holds_all = shares.original_in_page >= threshold
-                    && shares.page_in_original >= self.config.threshold - REPRINT_DRIFT;
-                if (smaller >= self.config.threshold || holds_all) && better {
-                    let found_match = Match {
-                        document: document_ref(&stored),
-                        own_content_run: None,
-                        blocks_left_out: set.blocks_left_out,
-                        estimate: None,
-                        counts,
-                        figure: counts.map_or(smaller, |c| c.resemblance()),
-                    };
-                    found.by_blocks = Some((found_match, shares));
-                }
-            }
-            if let Some(counts) = counts
-                && stored.host != doc.host
-                && around >= threshold
-            {
-                let resemblance = counts.resemblance();
-                let reprinted = resemblance >= self.config.threshold - REPRINT_DRIFT;
-                if reprinted
-                    && found
-                        .reprint
-                        .as_ref()
-                        .is_none_or(|b| resemblance > b.figure)
-                {
-                    found.reprint = Some(Match {
-                        document: document_ref(&stored),
-                        own_content_run: None,
-                        blocks_left_out: set.blocks_left_out,
-                        estimate: None,
-                        counts: Some(counts),
-                        figure: resemblance,
-                    });
-                }
+            if stored.host != doc.host {
+                let candidate = Match {
+                    document: document_ref(&stored),
+                    own_content_run: None,
+                    blocks_left_out: set.blocks_left_out,
+                    estimate: None,
+                    counts,
+                    figure: 0.0,
+                };
+                self.compare_across_hosts(&mut found, candidate, by_blocks, around);
             }
         }
         found
             .around
             .sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.id.cmp(&b.0.id)));
         Ok(found)
+    }
+
+    /// The copies on other hosts of [`find_containment`](Self::find_containment): `candidate`
+    /// (its figure unset) as a copy by blocks (its block shares, `shares`) and as a reprint
+    /// (`around`: its share of shingles inside the page), when better than those found.
+    fn compare_across_hosts(
+        &self,
+        found: &mut ContainmentFound,
+        candidate: Match,
+        shares: Option<BlockShares>,
+        around: f64,
+    ) {
+        let (near_at, contained_at) = (self.config.threshold, self.config.containment_threshold);
+        if let Some(shares) = shares {
+            let smaller = shares.page_in_original.min(shares.original_in_page);
+            let better = found
+                .by_blocks
+                .as_ref()
+                .is_none_or(|(_, b)| smaller > b.page_in_original.min(b.original_in_page));
+            // A copy that holds all of the original's blocks may add blocks of its own (an
+            // editor's note) down to the reprint drift.
+            let holds_all = shares.original_in_page >= contained_at
+                && shares.page_in_original >= near_at - REPRINT_DRIFT;
+            if (smaller >= near_at || holds_all) && better {
+                let figure = candidate.counts.map_or(smaller, |c| c.resemblance());
+                found.by_blocks = Some((
+                    Match {
+                        figure,
+                        ..candidate.clone()
+                    },
+                    shares,
+                ));
+            }
+        }
+        if let Some(counts) = candidate.counts
+            && around >= contained_at
+        {
+            let resemblance = counts.resemblance();
+            if resemblance >= near_at - REPRINT_DRIFT
+                && found
+                    .reprint
+                    .as_ref()
+                    .is_none_or(|b| resemblance > b.figure)
+            {
+                found.reprint = Some(Match {
+                    figure: resemblance,
+                    ..candidate
+                });
+            }
+        }
     }
 
     /// Appends `doc` under the next id: to the log, to the in-memory structures, to the group
@@ -689,8 +706,10 @@ impl DecisionAlgorithm<'_> {
     }
 
     /// The decision from what the mechanisms found, and the link a duplicate is recorded
-    /// with: a near duplicate when an original resembles the page enough, else contained when
-    /// one holds enough of it, else new. The one place a decision and its reason are built.
+    /// with, in the mechanisms' order: a near duplicate when an original resembles the page
+    /// enough (new when under the page's site threshold), else contained when one holds enough
+    /// of it, else a copy of another host by blocks or as a reprint, else new. The one place a
+    /// decision and its reason are built.
     fn decided(
         &self,
         doc: &DocumentFingerprint,
@@ -698,94 +717,97 @@ impl DecisionAlgorithm<'_> {
         containment: ContainmentFound,
         compared: Compared,
     ) -> (DedupDecision, Option<DocumentLink>) {
-        let reason = |mechanism, threshold, found: &Match| Reason {
-            estimate: found.estimate,
-            verified: found.counts.map(|_| found.figure),
-            threshold: Some(threshold),
-            shingles: found.counts,
-            candidates: compared.candidates,
-            own_content_run: found.own_content_run,
-            original_blocks_left_out: (found.blocks_left_out > 0).then_some(found.blocks_left_out),
-            vetoed: compared.vetoed.clone(),
-            original_record: Some(found.document.id),
-            ..Reason::of(mechanism)
+        let near_at = self.config.threshold;
+        let site_threshold = doc.threshold.filter(|&t| t > near_at);
+        let (found, mechanism, threshold, blocks) = match (near, site_threshold) {
+            (Some(found), Some(site)) if found.figure < site => {
+                let reason = Reason {
+                    vetoed: compared.vetoed.clone(),
+                    ..found.reason(Mechanism::SiteThreshold, site, &compared)
+                };
+                return (new_page(containment.around, reason), None);
+            }
+            (Some(found), _) => (found, Mechanism::NearLsh, near_at, None),
+            (None, _) => match containment {
+                ContainmentFound {
+                    inside: Some(found),
+                    ..
+                } => {
+                    let at = self.config.containment_threshold;
+                    (found, Mechanism::Containment, at, None)
+                }
+                ContainmentFound {
+                    by_blocks: Some((found, shares)),
+                    ..
+                } => (found, Mechanism::BlocksAcrossHosts, near_at, Some(shares)),
+                ContainmentFound {
+                    reprint: Some(found),
+                    ..
+                } => (found, Mechanism::Reprint, near_at - REPRINT_DRIFT, None),
+                ContainmentFound { around, .. } => {
+                    let reason = Reason {
+                        threshold: Some(near_at),
+                        candidates: compared.candidates,
+                        closest: compared.closest,
+                        vetoed: compared.vetoed,
+                        ..Reason::of(Mechanism::New)
+                    };
+                    return (new_page(around, reason), None);
+                }
+            },
         };
-        let link = |contained, found: &Match, mechanism| DocumentLink {
+        let reason = Reason {
+            blocks,
+            vetoed: compared.vetoed.clone(),
+            ..found.reason(mechanism, threshold, &compared)
+        };
+        let contained = mechanism == Mechanism::Containment;
+        let link = DocumentLink {
             contained,
             to: found.document.id,
             similarity: found.figure,
             mechanism,
         };
-        let site_threshold = doc.threshold.filter(|&t| t > self.config.threshold);
-        if let (Some(found), Some(threshold)) = (&near, site_threshold)
-            && found.figure < threshold
-        {
-            let reason = reason(Mechanism::SiteThreshold, threshold, found);
-            let decision = DedupDecision::New {
-                id: None,
-                contains: containment.around,
-                reason,
-            };
-            return (decision, None);
-        }
-        if let Some(found) = near {
-            let reason = reason(Mechanism::NearLsh, self.config.threshold, &found);
-            let link = link(false, &found, Mechanism::NearLsh);
-            let decision = DedupDecision::NearDuplicate {
-                of: found.document,
-                similarity: found.figure,
-                reason,
-            };
-            return (decision, Some(link));
-        }
-        if let Some(found) = containment.inside {
-            let threshold = self.config.containment_threshold;
-            let reason = reason(Mechanism::Containment, threshold, &found);
-            let link = link(true, &found, Mechanism::Containment);
-            let decision = DedupDecision::Contained {
+        let decision = if contained {
+            DedupDecision::Contained {
                 within: found.document,
                 containment: found.figure,
                 reason,
-            };
-            return (decision, Some(link));
-        }
-        if let Some((found, shares)) = containment.by_blocks {
-            let reason = Reason {
-                blocks: Some(shares),
-                ..reason(Mechanism::BlocksAcrossHosts, self.config.threshold, &found)
-            };
-            let link = link(false, &found, Mechanism::BlocksAcrossHosts);
-            let decision = DedupDecision::NearDuplicate {
+            }
+        } else {
+            DedupDecision::NearDuplicate {
                 of: found.document,
                 similarity: found.figure,
                 reason,
-            };
-            return (decision, Some(link));
-        }
-        if let Some(found) = containment.reprint {
-            let threshold = self.config.threshold - REPRINT_DRIFT;
-            let reason = reason(Mechanism::Reprint, threshold, &found);
-            let link = link(false, &found, Mechanism::Reprint);
-            let decision = DedupDecision::NearDuplicate {
-                of: found.document,
-                similarity: found.figure,
-                reason,
-            };
-            return (decision, Some(link));
-        }
-        let reason = Reason {
-            threshold: Some(self.config.threshold),
+            }
+        };
+        (decision, Some(link))
+    }
+}
+
+/// A new page (not yet recorded: `id` is set once it is) with what it contains.
+fn new_page(contains: Vec<(DocumentRef, f64)>, reason: Reason) -> DedupDecision {
+    DedupDecision::New {
+        id: None,
+        contains,
+        reason,
+    }
+}
+
+impl Match {
+    /// The reason `mechanism` gives for deciding on this match against `threshold`.
+    fn reason(&self, mechanism: Mechanism, threshold: f64, compared: &Compared) -> Reason {
+        Reason {
+            estimate: self.estimate,
+            verified: self.counts.map(|_| self.figure),
+            threshold: Some(threshold),
+            shingles: self.counts,
             candidates: compared.candidates,
-            closest: compared.closest,
-            vetoed: compared.vetoed,
-            ..Reason::of(Mechanism::New)
-        };
-        let decision = DedupDecision::New {
-            id: None,
-            contains: containment.around,
-            reason,
-        };
-        (decision, None)
+            own_content_run: self.own_content_run,
+            original_blocks_left_out: (self.blocks_left_out > 0).then_some(self.blocks_left_out),
+            original_record: Some(self.document.id),
+            ..Reason::of(mechanism)
+        }
     }
 }
 
