@@ -15,7 +15,7 @@
 //! Every mismatch is listed (not only the first); the screenshot of the checked page and what
 //! was read from it go to `CARGO_TARGET_TMPDIR/dashboard_cells/TEST/`.
 
-mod support;
+use crate::support;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

@@ -233,3 +233,49 @@ fn bad_input_is_a_clear_error() {
         "{stderr}"
     );
 }
+
+/// `compare A B --exact` prints the figures a decision is verified on, and they are the
+/// figures `dedup` reports for the same two files: a page that is the first 300 words of a
+/// 400-word page is contained in it exactly, and a copy with words changed resembles it by
+/// the exact count of shared shingles.
+#[test]
+fn compare_exact_prints_the_figures_dedup_decides_on() {
+    let work = tempfile::tempdir().unwrap();
+    let dir = work.path().join("pages");
+    let text = article(11, 400);
+    let words: Vec<&str> = text.split(' ').collect();
+    write(&dir, "1-whole.html", &page(&words.join(" ")));
+    write(&dir, "2-part.html", &page(&words[..300].join(" ")));
+    let mut edited = words.clone();
+    edited[200] = "changed";
+    write(&dir, "3-edited.html", &page(&edited.join(" ")));
+    let exact = |a: &str, b: &str| -> serde_json::Value {
+        let output = run(dedupcrawl()
+            .args(["compare", "--exact", "--json"])
+            .arg(dir.join(a))
+            .arg(dir.join(b)));
+        serde_json::from_slice(&output.stdout).unwrap()
+    };
+    let part = exact("2-part.html", "1-whole.html");
+    assert_eq!(part["containment_a_in_b"], 1.0, "{part:#}");
+    let shingles = &part["shingles"];
+    assert_eq!(shingles["shared"], shingles["page"], "{part:#}");
+    let copy = exact("3-edited.html", "1-whole.html");
+    let resemblance = copy["resemblance"].as_f64().unwrap();
+    assert!((0.9..1.0).contains(&resemblance), "{copy:#}");
+    // The same figures from `dedup`, in its lines' `similarity` and `reason.verified`.
+    let index = work.path().join("index");
+    let output = run(dedupcrawl()
+        .args(["dedup", "--quiet", "--index"])
+        .arg(&index)
+        .arg(&dir));
+    let lines: Vec<serde_json::Value> = json_lines(&output);
+    let edited_line = lines
+        .iter()
+        .find(|l| l["path"].as_str().unwrap().ends_with("3-edited.html"))
+        .unwrap();
+    assert_eq!(edited_line["decision"], "near_duplicate", "{edited_line:#}");
+    assert_eq!(edited_line["similarity"].as_f64(), Some(resemblance));
+    assert_eq!(edited_line["reason"]["verified"].as_f64(), Some(resemblance));
+    assert_eq!(edited_line["reason"]["mechanism"], "near_lsh");
+}

@@ -12,6 +12,7 @@ mod crawl_exit_status;
 mod crawl_progress_lines;
 mod crawl_quiet;
 mod dashboard_browser;
+mod dashboard_cells;
 mod dedup_cli;
 mod dedup_export_progress_lines;
 mod dedup_warc;
