@@ -276,6 +276,9 @@ fn compare_exact_prints_the_figures_dedup_decides_on() {
         .unwrap();
     assert_eq!(edited_line["decision"], "near_duplicate", "{edited_line:#}");
     assert_eq!(edited_line["similarity"].as_f64(), Some(resemblance));
-    assert_eq!(edited_line["reason"]["verified"].as_f64(), Some(resemblance));
+    assert_eq!(
+        edited_line["reason"]["verified"].as_f64(),
+        Some(resemblance)
+    );
     assert_eq!(edited_line["reason"]["mechanism"], "near_lsh");
 }
