@@ -503,6 +503,11 @@ fn noindex_page(
             Fetched::add_note(&mut line, &capped);
         }
     }
+    log_with_links(engine, line, link_lines)
+}
+
+/// Logs a page's line, then the lines of its links seen for the first time.
+fn log_with_links(engine: &Engine, line: LogLine, link_lines: Vec<LogLine>) -> Handled {
     engine.log_line(line)?;
     for link_line in link_lines {
         engine.log_line(link_line)?;
@@ -558,11 +563,7 @@ fn record_decision(
             }
         }
     }
-    engine.log_line(line)?;
-    for link_line in link_lines {
-        engine.log_line(link_line)?;
-    }
-    Ok((HostOutcome::Done, None))
+    log_with_links(engine, line, link_lines)
 }
 
 /// A page the index names as the exact duplicate of itself was recorded by a run that died

@@ -47,6 +47,7 @@
 //! }
 //! ```
 
+mod across_hosts;
 pub mod block_counts;
 mod block_postings;
 mod candidates;
@@ -63,7 +64,7 @@ mod sample_postings;
 mod sled_backend;
 mod storage;
 
-pub use decision::{BlockShares, REPRINT_DRIFT, SUBSTANTIAL_BLOCK_TOKENS};
+pub use across_hosts::{BlockShares, REPRINT_DRIFT, SUBSTANTIAL_BLOCK_TOKENS};
 pub use explanation::{Closest, Mechanism, Reason, ShingleCounts, Vetoed};
 pub use overlap::{OverlapEstimate, OverlapOptions, estimate_overlap};
 pub use own_content::OWN_CONTENT_RUN;
