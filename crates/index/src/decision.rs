@@ -359,7 +359,8 @@ impl DecisionAlgorithm<'_> {
             };
             let estimate = signature.similarity(theirs);
             if estimate < VERIFY_FROM {
-                compared.saw(&stored.name, estimate, 0.0);
+                // Compared by its sketch only: no exact figure to name it the closest by.
+                compared.candidates += 1;
                 continue;
             }
             let set = self.verification_set(state, doc, &stored)?;
