@@ -103,11 +103,20 @@ pub struct CrawlSettings {
     /// `duplicate_links`)...
     pub duplicate_links_min_share: f64,
     /// ... and at least this many of them (a calendar day's "day before" and "day after" are
-    /// two).
+    /// two). With both at 0 every link of every duplicate is followed, as by a crawl without
+    /// dedup (no hop limit: a trap is not stopped).
     pub duplicate_links_min_count: usize,
     /// A duplicate reached through this many duplicates' new links in a row follows none of
     /// its own (0: no duplicate's links are followed).
     pub duplicate_links_max_hops: u8,
+}
+
+impl CrawlSettings {
+    /// Whether a duplicate's links are all followed (`duplicate_links_min_share` and
+    /// `duplicate_links_min_count` both 0): the reach of a crawl without dedup.
+    pub fn follows_every_duplicate_link(&self) -> bool {
+        self.duplicate_links_min_share == 0.0 && self.duplicate_links_min_count == 0
+    }
 }
 
 impl Default for CrawlSettings {

@@ -11,6 +11,8 @@
 //! them. A chain of such pages stops: each link followed this way carries one more hop, and a
 //! duplicate reached by [`CrawlSettings::duplicate_links_max_hops`] of them follows none.
 //! A calendar's day page, whose only new targets are the day before and after, follows none.
+//! With both thresholds at 0 every link of every duplicate is followed: the reach of a crawl
+//! without dedup, for comparing the two (`benches/crawl/run` with `REACH=1`).
 //!
 //! [`CrawlSettings::duplicate_links_min_share`]: crate::config::CrawlSettings::duplicate_links_min_share
 //! [`CrawlSettings::duplicate_links_min_count`]: crate::config::CrawlSettings::duplicate_links_min_count
@@ -30,6 +32,9 @@ pub(crate) fn new_targets(
     page: &PreparedPage,
 ) -> Result<Option<LinkChoice>, CrawlError> {
     let settings = &fetched.engine.config.crawl;
+    if settings.follows_every_duplicate_link() {
+        return Ok(Some(LinkChoice::All));
+    }
     if fetched.duplicate_hops >= settings.duplicate_links_max_hops {
         return Ok(None);
     }

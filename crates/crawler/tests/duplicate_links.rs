@@ -3,7 +3,8 @@
 //! pages, each a duplicate of the first that lists other items, while a calendar whose day
 //! pages differ only by their previous/next links stops after the first days. Without the rule
 //! (`crawl.duplicate_links_max_hops = 0`) the items of the listing's later pages are never
-//! fetched: the case tests the rule.
+//! fetched: the case tests the rule. Following every duplicate's links (both thresholds 0)
+//! reaches no page the rule misses but the calendar's endless days.
 
 use std::collections::HashMap;
 
@@ -12,11 +13,26 @@ use dedupcrawl_testsite::{ITEMS_PER_PAGE, ListingSite};
 
 use crate::common;
 
-async fn crawl(site: &ListingSite, max_hops: u8) -> HashMap<String, LogLine> {
+/// How a crawl treats a duplicate's links.
+enum DuplicateLinks {
+    /// The rule with this hop limit.
+    Rule { max_hops: u8 },
+    /// Every link of every duplicate (both thresholds 0), stopped after `max_pages` fetches.
+    Every { max_pages: u64 },
+}
+
+async fn crawl(site: &ListingSite, links: DuplicateLinks) -> HashMap<String, LogLine> {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("out");
     let mut config = common::config_for(vec![site.seed()], &out);
-    config.crawl.duplicate_links_max_hops = max_hops;
+    match links {
+        DuplicateLinks::Rule { max_hops } => config.crawl.duplicate_links_max_hops = max_hops,
+        DuplicateLinks::Every { max_pages } => {
+            config.crawl.duplicate_links_min_share = 0.0;
+            config.crawl.duplicate_links_min_count = 0;
+            config.crawl.max_pages = Some(max_pages);
+        }
+    }
     config.crawl.sitemaps = false;
     config.crawl.soft_404_probes = 0;
     run_crawl(config).await.expect("crawl runs");
@@ -31,7 +47,7 @@ async fn crawl(site: &ListingSite, max_hops: u8) -> HashMap<String, LogLine> {
 fn a_duplicate_s_new_links_are_followed_and_a_calendar_stops() {
     common::runtime().block_on(async {
         let site = ListingSite::start().await.expect("site starts");
-        let lines = crawl(&site, 8).await;
+        let lines = crawl(&site, DuplicateLinks::Rule { max_hops: 8 }).await;
         let items = site.items();
         let missing: Vec<&String> = items
             .iter()
@@ -63,7 +79,7 @@ fn a_duplicate_s_new_links_are_followed_and_a_calendar_stops() {
             .count();
         assert!(days <= 4, "{days} calendar days fetched");
 
-        let without = crawl(&site, 0).await;
+        let without = crawl(&site, DuplicateLinks::Rule { max_hops: 0 }).await;
         let reached = site
             .items()
             .iter()
@@ -72,6 +88,26 @@ fn a_duplicate_s_new_links_are_followed_and_a_calendar_stops() {
         assert_eq!(
             reached, ITEMS_PER_PAGE,
             "without the rule only the first page's items are reached"
+        );
+
+        // Following every duplicate's link reaches nothing more, but the calendar's days.
+        let every = crawl(&site, DuplicateLinks::Every { max_pages: 200 }).await;
+        let calendar = site.calendar_prefix();
+        let every_days = every
+            .keys()
+            .filter(|url| url.starts_with(&calendar))
+            .count();
+        assert!(
+            every_days > 20,
+            "every link followed walks the calendar: {every_days} days"
+        );
+        let only_by_every: Vec<&String> = every
+            .keys()
+            .filter(|url| !url.starts_with(&calendar) && !lines.contains_key(url.as_str()))
+            .collect();
+        assert!(
+            only_by_every.is_empty(),
+            "reached only when every duplicate's links are followed: {only_by_every:?}"
         );
     });
 }
