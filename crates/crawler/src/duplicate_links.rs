@@ -10,7 +10,10 @@
 //! its content link targets and at least [`CrawlSettings::duplicate_links_min_count`] of
 //! them. A chain of such pages stops: each link followed this way carries one more hop, and a
 //! duplicate reached by [`CrawlSettings::duplicate_links_max_hops`] of them follows none.
-//! A calendar's day page, whose only new targets are the day before and after, follows none.
+//! Fewer new targets (a link to a page only the copy has) are followed as a last step: what
+//! they lead to follows no duplicate's links. So a
+//! calendar's day page, whose only new targets are the day before and after, leads one day
+//! further, and that day's page follows none.
 //! With both thresholds at 0 every link of every duplicate is followed: the reach of a crawl
 //! without dedup, for comparing the two (`benches/crawl/run` with `REACH=1`).
 //!
@@ -58,14 +61,21 @@ pub(crate) fn new_targets(
         .copied()
         .filter(|target| !theirs.contains(target))
         .collect();
-    let share = targets.len() as f64 / mine.len() as f64;
-    if targets.len() < settings.duplicate_links_min_count
-        || share < settings.duplicate_links_min_share
-    {
+    if targets.is_empty() {
         return Ok(None);
     }
+    let share = targets.len() as f64 / mine.len() as f64;
+    let listing = targets.len() >= settings.duplicate_links_min_count
+        && share >= settings.duplicate_links_min_share;
+    // A few stray targets: one last step, so a page only a copy links to is still fetched,
+    // while a calendar stops a day further.
+    let duplicate_hops = if listing {
+        fetched.duplicate_hops + 1
+    } else {
+        settings.duplicate_links_max_hops
+    };
     Ok(Some(LinkChoice::NewTargets {
         targets,
-        duplicate_hops: fetched.duplicate_hops + 1,
+        duplicate_hops,
     }))
 }
