@@ -87,6 +87,8 @@ const MIN_RECUT_SHINGLES: usize = 4;
 struct RecordSet {
     shingles: Vec<u32>,
     blocks_left_out: u32,
+    /// The page's verification set against `shingles` ([`verified_counts`]).
+    counts: Option<ShingleCounts>,
 }
 
 /// A candidate whose sketch estimates (MinHash; MOD_m both ways where both samples have
@@ -298,11 +300,14 @@ impl DecisionAlgorithm<'_> {
         doc: &DocumentFingerprint,
         stored: &StoredDocument,
     ) -> Result<RecordSet, IndexError> {
+        let shingles = stored.shingle_set();
+        let counts = verified_counts(doc, &shingles);
         let whole = RecordSet {
-            shingles: stored.shingle_set(),
+            shingles,
             blocks_left_out: 0,
+            counts,
         };
-        let close = verified_counts(doc, &whole.shingles).is_some_and(|c| {
+        let close = counts.is_some_and(|c| {
             c.resemblance() >= RECUT_FROM
                 || c.containment() >= RECUT_FROM
                 || c.shared as f64 >= RECUT_FROM * c.other as f64
@@ -336,6 +341,7 @@ impl DecisionAlgorithm<'_> {
         kept.sort_unstable();
         kept.dedup();
         Ok(RecordSet {
+            counts: verified_counts(doc, &kept),
             shingles: kept,
             blocks_left_out: left_out,
         })
@@ -364,7 +370,7 @@ impl DecisionAlgorithm<'_> {
                 continue;
             }
             let set = self.verification_set(state, doc, &stored)?;
-            let counts = verified_counts(doc, &set.shingles);
+            let counts = set.counts;
             let figure = counts.map_or(estimate, |c| c.resemblance());
             compared.saw(
                 &stored.name,
@@ -427,7 +433,7 @@ impl DecisionAlgorithm<'_> {
                 continue;
             }
             let set = self.verification_set(state, doc, &stored)?;
-            let counts = verified_counts(doc, &set.shingles);
+            let counts = set.counts;
             let (inside, around) = match (counts, estimates) {
                 (Some(c), _) => (c.containment(), c.shared as f64 / c.other.max(1) as f64),
                 (None, Some((inside, around))) => (inside, around),
