@@ -5,6 +5,7 @@
 mod common;
 mod support;
 
+mod archive_faults;
 mod archive_roundtrip;
 mod changes_html;
 mod compose_workers;

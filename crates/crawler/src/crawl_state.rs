@@ -185,6 +185,13 @@ pub(crate) trait CrawlStateStore: Send + Sync {
     fn record_archived(&self, url: &str, record: &ArchivedRecord) -> Result<(), CrawlError>;
     /// How many URLs have an archived record.
     fn archived_count(&self) -> usize;
+    /// Forgets that `url` was fetched: its archived record, its revisit state and the
+    /// crawl-log mark `logged` (a [`log_key`](crate::revisit::log_key)), so it is fetched,
+    /// archived and logged again (its record was lost from the WARC files).
+    fn forget_page(&self, url: &str, logged: &str) -> Result<(), CrawlError>;
+    /// Every URL with an archived record, when the store holds this worker's only (the
+    /// embedded one); `None` when the records are shared by the workers of a crawl.
+    fn own_archived_urls(&self) -> Result<Option<Vec<String>>, CrawlError>;
     /// Records that `url` has a crawl-log line (from an earlier run).
     fn mark_logged(&self, url: &str) -> Result<(), CrawlError>;
     /// Whether [`mark_logged`](CrawlStateStore::mark_logged) was called for `url`.

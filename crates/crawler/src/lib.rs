@@ -100,6 +100,7 @@
 //! twice and no URL is lost; a few pages may be fetched twice. Reconciliation reads every WARC
 //! file once per resume (cost grows with the archive; a checkpointed offset is future work).
 
+mod archive_integrity;
 mod config;
 mod context;
 mod crawl_log;
@@ -110,6 +111,7 @@ mod engine;
 mod error;
 mod host_health;
 mod log_checkpoint;
+mod lost_pages;
 mod memory_gate;
 mod mutex;
 mod observe_hooks;
@@ -135,6 +137,7 @@ mod soft_404_model;
 mod stores;
 mod watchdog;
 
+pub use archive_integrity::{ArchiveCheck, DamagedRegion, check_archive};
 pub use config::{
     ArchiveSettings, CanonicalizationSettings, ConfigOverrides, CrawlConfig, CrawlSettings,
     FetchSettings, NearDuplicatePolicy, NonHtmlPolicy, Oversize, ResolvedSite, ScopeSettings,

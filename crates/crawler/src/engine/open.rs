@@ -136,6 +136,8 @@ impl Engine {
                 ),
             ),
         ];
+        // Before the writer opens its files: the damaged bytes of any file are moved out.
+        let (scan, integrity) = crate::lost_pages::mend_archive(paths)?;
         let (warc, repair) = WarcWriter::resume(warc_config)?;
         if let Some(repair) = repair
             && repair.bytes_cut() > 0
@@ -166,7 +168,7 @@ impl Engine {
             resume_scan: ResumeScan {
                 crawl_log_bytes_read: tail.bytes_read,
                 crawl_log_bytes: log.len(),
-                ..resume_scan
+                ..integrity
             },
             ..CrawlReport::default()
         };
@@ -186,6 +188,28 @@ impl Engine {
                 crawl_state.mark_logged(&crate::revisit::log_key(round.number, &line.url))?;
             }
         }
+        report.resume_scan.files_skipped = resume_scan.files_skipped;
+        report.resume_scan.bytes_skipped = resume_scan.bytes_skipped;
+        report.resume_scan.records_read = resume_scan.records_read;
+        let lost = crate::lost_pages::find_lost_pages(
+            crawl_state.as_ref(),
+            &scan,
+            crate::archive_integrity::archived_lines(crate::archive_integrity::lenient_log_lines(
+                &paths.crawl_log,
+            )),
+        )?;
+        report.resume_scan.pages_lost = lost.len() as u64;
+        crate::lost_pages::refetch_lost_pages(
+            &lost,
+            crate::lost_pages::LostPageParts {
+                crawl_state: crawl_state.as_ref(),
+                frontier: stores.frontier.as_ref(),
+                stage: &stage,
+                counts: &mut counts,
+                report: &mut report,
+                round: round.number,
+            },
+        )?;
         let host_pages = counts.pages();
         let progress = Progress::default();
         progress
