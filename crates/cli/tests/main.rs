@@ -24,6 +24,7 @@ mod pywb_replay;
 mod readme_commands;
 mod recrawl_cli;
 mod schedule_cli;
+mod state_faults;
 mod wget_vs_crawl;
 mod why_decisions;
 mod why_recrawl_decisions;

@@ -160,3 +160,42 @@ pub(crate) fn mend_archive(
     };
     Ok((scan, figures))
 }
+
+/// A state without a round beside a crawl log with lines was lost (deleted, truncated,
+/// replaced): resuming on it would fetch nothing and report the old counts, so it stops,
+/// pointing at `dedupcrawl repair`.
+pub(crate) fn refuse_lost_state(
+    crawl_state: &dyn CrawlStateStore,
+    paths: &crate::output_paths::OutputPaths,
+) -> Result<(), CrawlError> {
+    if crawl_state.round()?.is_some() {
+        return Ok(());
+    }
+    let lines = crate::archive_integrity::lenient_log_lines(&paths.crawl_log).len();
+    if lines == 0 {
+        return Ok(());
+    }
+    Err(CrawlError::StateLost {
+        state: paths.state.display().to_string(),
+        log: paths.crawl_log.clone(),
+        lines,
+        out: paths.root.clone(),
+    })
+}
+
+/// An error opening the embedded state, as one that points at `dedupcrawl repair` when the
+/// files are damaged (a state in use by another process is not damaged).
+pub(crate) fn state_damaged(
+    paths: &crate::output_paths::OutputPaths,
+    error: CrawlError,
+) -> CrawlError {
+    let message = error.to_string();
+    if message.contains("in use") || message.contains("lock") {
+        return error;
+    }
+    CrawlError::StateDamaged {
+        state: paths.state.clone(),
+        message,
+        out: paths.root.clone(),
+    }
+}

@@ -66,7 +66,8 @@ impl Engine {
                 &paths.state,
                 config.politeness(&sites)?,
                 dedup_settings.index_config(),
-            )?,
+            )
+            .map_err(|error| crate::lost_pages::state_damaged(paths, error))?,
             StoreLocation::Postgres {
                 url,
                 crawl,
@@ -103,6 +104,7 @@ impl Engine {
         let out_dir = std::path::absolute(&config.crawl.out)
             .map_err(|e| CrawlError::io("resolve", &config.crawl.out, e))?;
         crawl_state.record_output_dir(&out_dir.display().to_string())?;
+        crate::lost_pages::refuse_lost_state(crawl_state.as_ref(), paths)?;
         let round = crate::revisit::open_round(crawl_state.as_ref(), start)?;
 
         let mut warc_config = WarcWriterConfig::new(&paths.warc_dir, warc_prefix);
