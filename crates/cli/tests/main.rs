@@ -17,6 +17,7 @@ mod dashboard_cells;
 mod dedup_cli;
 mod dedup_export_progress_lines;
 mod dedup_warc;
+mod fault_suite;
 mod link_flood_rss;
 mod multi_out;
 mod overlap_cli;

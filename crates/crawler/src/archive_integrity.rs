@@ -36,6 +36,36 @@ struct GoodRecord {
     target: Option<String>,
     record_id: Option<String>,
     cdxj: Option<CdxjEntry>,
+    /// A `response` record's date, HTTP status and payload digest (a crawl-log line lost
+    /// from the log is restored from them).
+    response: Option<ResponseFacts>,
+}
+
+/// What a crawl-log line says of an archived response, as its record holds it.
+#[derive(Debug, Clone)]
+pub(crate) struct ResponseFacts {
+    pub(crate) url: String,
+    pub(crate) date: Option<chrono::DateTime<chrono::Utc>>,
+    pub(crate) status: Option<u16>,
+    pub(crate) payload_digest: Option<String>,
+    pub(crate) bytes: u64,
+}
+
+fn response_facts(record: &dedupcrawl_archive::WarcRecord) -> Option<ResponseFacts> {
+    if record.record_type() != RecordType::Response {
+        return None;
+    }
+    let response = record.http_response().ok();
+    Some(ResponseFacts {
+        url: record.target_uri()?.to_string(),
+        date: record.date(),
+        status: response.as_ref().map(|r| r.status),
+        payload_digest: record
+            .headers
+            .get("WARC-Payload-Digest")
+            .map(str::to_string),
+        bytes: response.map_or(0, |r| r.payload.len() as u64),
+    })
 }
 
 /// What one WARC file holds.
@@ -79,6 +109,7 @@ fn scan_file(path: &Path) -> Result<FileScan, CrawlError> {
                     target: record.target_uri().map(str::to_string),
                     record_id: record.record_id().map(str::to_string),
                     cdxj: CdxjEntry::from_record(&record, &name),
+                    response: response_facts(&record),
                 });
             }
             Err(ReadError::Io { source, .. }) => {
@@ -169,6 +200,14 @@ impl ArchiveScan {
             }
         }
         responses
+    }
+
+    /// Every good `response` record, in file order.
+    pub(crate) fn response_facts(&self) -> impl Iterator<Item = &ResponseFacts> {
+        self.files
+            .iter()
+            .flat_map(|file| &file.good)
+            .filter_map(|record| record.response.as_ref())
     }
 
     /// The CDXJ entries of every good record that has one.
@@ -318,7 +357,7 @@ pub(crate) fn rewrite_cdxj(
 }
 
 /// The lines of a file, none when it is missing; bytes that are not UTF-8 are replaced.
-fn read_lines(path: &Path) -> Vec<String> {
+pub(crate) fn read_lines(path: &Path) -> Vec<String> {
     let Ok(file) = File::open(path) else {
         return Vec::new();
     };

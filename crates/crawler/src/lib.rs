@@ -111,6 +111,7 @@ mod engine;
 mod error;
 mod host_health;
 mod log_checkpoint;
+mod log_integrity;
 mod lost_pages;
 mod memory_gate;
 mod mutex;

@@ -96,6 +96,10 @@ pub struct ResumeScan {
     /// line) when the crawl opened.
     pub cdxj_lines_dropped: u64,
     pub cdxj_lines_added: u64,
+    /// Crawl-log lines that did not parse, moved to `OUT/damaged/`.
+    pub log_lines_moved: u64,
+    /// `archived` lines the crawl log had lost, restored from the WARC records.
+    pub log_lines_restored: u64,
 }
 
 /// `host[:port]` of a URL, as the report names hosts.
@@ -241,6 +245,14 @@ impl CrawlReport {
             );
         }
         let integrity = &self.resume_scan;
+        if integrity.log_lines_moved + integrity.log_lines_restored > 0 {
+            let _ = writeln!(
+                out,
+                "crawl log check: {} damaged lines moved to damaged/, {} archived lines restored \
+                 from the WARC records",
+                integrity.log_lines_moved, integrity.log_lines_restored
+            );
+        }
         if integrity.pages_lost > 0 || integrity.damaged_bytes_moved > 0 {
             let _ = writeln!(
                 out,

@@ -161,10 +161,16 @@ impl Engine {
 
         // The crawl log from its checkpoint on: the state holds the counts of what precedes.
         let log_checkpoint = crawl_state.crawl_log_checkpoint()?;
-        let (log, tail) = CrawlLog::open_from(
-            &paths.crawl_log,
+        let log_mending = crate::log_integrity::mend_crawl_log(
+            paths,
+            &scan,
+            crawl_state.as_ref(),
             log_checkpoint.as_ref().map_or(0, |c| c.offset),
+            round.number,
         )?;
+        // A log mended (or cut short) is read whole: the checkpoint's counts are not its.
+        let log_checkpoint = log_checkpoint.filter(|c| c.offset == log_mending.read_from);
+        let (log, tail) = CrawlLog::open_from(&paths.crawl_log, log_mending.read_from)?;
         let first_leases_unrecorded = round.number == 1 && resume_scan.records_read == 0;
         let mut report = CrawlReport {
             resume_scan: ResumeScan {
@@ -201,6 +207,8 @@ impl Engine {
             )),
         )?;
         report.resume_scan.pages_lost = lost.len() as u64;
+        report.resume_scan.log_lines_moved = log_mending.lines_moved_out as u64;
+        report.resume_scan.log_lines_restored = log_mending.lines_restored as u64;
         crate::lost_pages::refetch_lost_pages(
             &lost,
             crate::lost_pages::LostPageParts {
