@@ -84,6 +84,11 @@
 //! end) → URL recorded in `crawl_archived` → links offered to the frontier → crawl-log line
 //! (one `write_all`) → lease completed. Sled may lose its last ~100 ms of writes on a kill, so
 //! on start the engine reconciles from the files, which are the truth:
+//! 0. the archive is checked against the state (`archive_integrity`, `log_integrity`,
+//!    `lost_pages`): damaged WARC bytes and crawl-log lines are moved to `OUT/damaged/`,
+//!    archived pages whose record is lost are forgotten and queued again, `archived` lines the
+//!    log lost are restored from the WARC records, `index.cdxj` is made to match; a state that
+//!    is empty beside a crawl log with lines stops the run (`dedupcrawl repair`);
 //! 1. [`dedupcrawl_archive::WarcWriter::resume`] cuts a torn last record and a new WARC file is
 //!    started; every WARC file is read and each captured URL is (re)recorded in
 //!    `crawl_archived` (and its CDXJ line re-added; sorting drops duplicates). A `response` that
