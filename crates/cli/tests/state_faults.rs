@@ -146,7 +146,8 @@ fn read_only_commands_change_no_file_of_a_read_only_crawl() {
     set_read_only(&out, true);
     let before = tree_digest(&out);
     let export_to = work.path().join("export.jsonl");
-    let page_url = site.url("/p/3");
+    // A duplicate: why reads the compared texts from the index (in the state).
+    let page_url = site.url("/copy-of-1");
     let commands: Vec<Vec<&str>> = vec![
         vec!["overlap", out_str, out_str, "--json"],
         vec!["why", out_str, &page_url],

@@ -57,12 +57,19 @@ pub(crate) fn mend_crawl_log(
     if !bad.is_empty() {
         move_bad_lines(paths, &bad)?;
     }
-    let logged: HashSet<String> = good
-        .iter()
-        .filter_map(|line| serde_json::from_slice::<LogLine>(line).ok())
-        .map(|line| line.url)
-        .collect();
-    let restored = restored_lines(scan, crawl_state, &logged, round)?;
+    // Lines are restored only when the log lost some it had: a page archived by a crawl
+    // killed before its line was written is fetched and logged again, as a resume does.
+    let damaged = !bad.is_empty() || (whole.len() as u64) < checkpoint;
+    let restored = if damaged {
+        let logged: HashSet<String> = good
+            .iter()
+            .filter_map(|line| serde_json::from_slice::<LogLine>(line).ok())
+            .map(|line| line.url)
+            .collect();
+        restored_lines(scan, crawl_state, &logged, round)?
+    } else {
+        Vec::new()
+    };
     mending.lines_restored = restored.len();
     // Rewritten without the bad lines (and, before restored lines are appended, without a
     // torn last line).
@@ -72,7 +79,7 @@ pub(crate) fn mend_crawl_log(
     if !restored.is_empty() {
         append_lines(paths, &restored)?;
     }
-    if !bad.is_empty() || !restored.is_empty() || (whole.len() as u64) < checkpoint {
+    if damaged {
         mending.read_from = 0;
     }
     Ok(mending)

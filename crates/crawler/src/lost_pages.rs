@@ -27,7 +27,7 @@ pub(crate) struct LostPage {
 
 /// The pages archived per the state (its `response` record ids) or per the crawl log
 /// (`archived_lines`) whose record no good WARC record has.
-pub(crate) fn find_lost_pages(
+fn find_lost_pages(
     crawl_state: &dyn CrawlStateStore,
     scan: &ArchiveScan,
     mut archived_lines: HashMap<String, LogLine>,
@@ -57,6 +57,23 @@ pub(crate) fn find_lost_pages(
     Ok(lost)
 }
 
+/// Finds the lost pages (against the crawl log as it is now) and makes them pages to fetch
+/// again; their number goes into the report.
+pub(crate) fn requeue_lost_pages(
+    paths: &crate::output_paths::OutputPaths,
+    scan: &ArchiveScan,
+    parts: LostPageParts<'_>,
+) -> Result<(), CrawlError> {
+    let lines = crate::archive_integrity::lenient_log_lines(&paths.crawl_log);
+    let lost = find_lost_pages(
+        parts.crawl_state,
+        scan,
+        crate::archive_integrity::archived_lines(lines),
+    )?;
+    parts.report.resume_scan.pages_lost = lost.len() as u64;
+    refetch_lost_pages(&lost, parts)
+}
+
 /// What the engine's parts that [`refetch_lost_pages`] changes.
 pub(crate) struct LostPageParts<'a> {
     pub(crate) crawl_state: &'a dyn CrawlStateStore,
@@ -70,10 +87,7 @@ pub(crate) struct LostPageParts<'a> {
 /// Makes each lost page one to fetch again: the state forgets it (archived record, revisit
 /// state, crawl-log mark), the index drops its document, its `archived` line of this round
 /// no longer counts in the report or the page budgets, and the frontier has it again.
-pub(crate) fn refetch_lost_pages(
-    lost: &[LostPage],
-    parts: LostPageParts<'_>,
-) -> Result<(), CrawlError> {
+fn refetch_lost_pages(lost: &[LostPage], parts: LostPageParts<'_>) -> Result<(), CrawlError> {
     let mut entries = Vec::with_capacity(lost.len());
     for page in lost {
         if let Some(document) = parts

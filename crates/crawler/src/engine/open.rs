@@ -199,18 +199,11 @@ impl Engine {
         report.resume_scan.files_skipped = resume_scan.files_skipped;
         report.resume_scan.bytes_skipped = resume_scan.bytes_skipped;
         report.resume_scan.records_read = resume_scan.records_read;
-        let lost = crate::lost_pages::find_lost_pages(
-            crawl_state.as_ref(),
-            &scan,
-            crate::archive_integrity::archived_lines(crate::archive_integrity::lenient_log_lines(
-                &paths.crawl_log,
-            )),
-        )?;
-        report.resume_scan.pages_lost = lost.len() as u64;
         report.resume_scan.log_lines_moved = log_mending.lines_moved_out as u64;
         report.resume_scan.log_lines_restored = log_mending.lines_restored as u64;
-        crate::lost_pages::refetch_lost_pages(
-            &lost,
+        crate::lost_pages::requeue_lost_pages(
+            paths,
+            &scan,
             crate::lost_pages::LostPageParts {
                 crawl_state: crawl_state.as_ref(),
                 frontier: stores.frontier.as_ref(),
