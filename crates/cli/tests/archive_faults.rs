@@ -72,6 +72,11 @@ pub fn dedupcrawl(args: &[&str]) -> Output {
 /// `export --format jsonl` of `out`: the exported URLs in order, or the failed command's
 /// stderr.
 pub fn export_urls(out: &Path, extra: &[&str]) -> Result<Vec<String>, String> {
+    export_with_stderr(out, extra).map(|(urls, _)| urls)
+}
+
+/// [`export_urls`] with the stderr of a command that succeeded.
+pub fn export_with_stderr(out: &Path, extra: &[&str]) -> Result<(Vec<String>, String), String> {
     let to = out.with_extension("export.jsonl");
     let mut args = vec![
         "export",
@@ -88,13 +93,14 @@ pub fn export_urls(out: &Path, extra: &[&str]) -> Result<Vec<String>, String> {
         return Err(String::from_utf8_lossy(&output.stderr).into_owned());
     }
     let text = std::fs::read_to_string(&to).expect("export written");
-    Ok(text
+    let urls = text
         .lines()
         .map(|line| {
             let page: serde_json::Value = serde_json::from_str(line).expect("JSON line");
             page["url"].as_str().expect("url").to_string()
         })
-        .collect())
+        .collect();
+    Ok((urls, String::from_utf8_lossy(&output.stderr).into_owned()))
 }
 
 /// The problems of a crawl's OUT after a fault and a resume, against the fixture's distinct
@@ -225,8 +231,15 @@ fn a_warc_cut_short_is_mended_and_its_lost_pages_fetched_again() {
         damaged.contains("is damaged") && damaged.contains("--allow-damaged"),
         "{damaged}"
     );
-    let partial = export_urls(&out, &["--allow-damaged"]).expect("export --allow-damaged");
+    let (partial, warnings) =
+        export_with_stderr(&out, &["--allow-damaged"]).expect("export --allow-damaged");
     let left_out: Vec<&String> = expected.iter().filter(|u| !partial.contains(u)).collect();
+    for url in &left_out {
+        assert!(
+            warnings.contains(&format!("page left out (its record is lost): {url}")),
+            "{url} not named: {warnings}"
+        );
+    }
     assert!(
         !left_out.is_empty(),
         "half the WARC file cut, nothing left out"

@@ -133,6 +133,29 @@ fn a_deleted_state_stops_the_resume_and_repair_rebuilds_it() {
     assert_eq!(integrity_problems(&out, &expected), Vec::<String>::new());
 }
 
+/// A state lost halfway through a crawl: `repair` queues the links of the archived pages not
+/// decided yet, and the crawl run again archives the rest, each page once.
+#[test]
+fn repair_of_a_crawl_stopped_halfway_queues_what_was_left_to_fetch() {
+    let runtime = common::runtime();
+    let site = fixture_site(&runtime);
+    let work = tempfile::tempdir().expect("tempdir");
+    let out = work.path().join("crawl");
+    let mut config = fixture_config(&site, &out);
+    config.crawl.max_pages = Some(4);
+    let first = crawl(&runtime, &config);
+    assert!(!first.finished && first.total.archived < 15, "{first:?}");
+    save_config(&config);
+    std::fs::remove_file(out.join("state").join("db")).expect("delete state/db");
+    let repair = dedupcrawl(&["repair", out.to_str().expect("utf-8")]);
+    assert!(repair.status.success(), "{}", stderr_of(&repair));
+    config.crawl.max_pages = None;
+    let second = crawl(&runtime, &config);
+    assert!(second.finished, "{second:?}");
+    let expected = distinct_urls(&site);
+    assert_eq!(integrity_problems(&out, &expected), Vec::<String>::new());
+}
+
 #[test]
 fn read_only_commands_change_no_file_of_a_read_only_crawl() {
     let runtime = common::runtime();
