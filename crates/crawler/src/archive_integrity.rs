@@ -369,22 +369,34 @@ pub(crate) fn read_lines(path: &Path) -> Vec<String> {
         .collect()
 }
 
-/// The crawl-log lines that parse (a damaged line is skipped, not fatal).
-pub(crate) fn lenient_log_lines(path: &Path) -> Vec<LogLine> {
-    read_lines(path)
-        .iter()
-        .filter_map(|line| serde_json::from_str(line).ok())
-        .collect()
+/// Calls `each` with every crawl-log line that parses (a damaged line is skipped, not fatal),
+/// reading the log as a stream.
+pub(crate) fn each_log_line(path: &Path, mut each: impl FnMut(LogLine)) {
+    let Ok(file) = File::open(path) else {
+        return;
+    };
+    for line in BufReader::new(file).split(b'\n').map_while(Result::ok) {
+        if let Ok(parsed) = serde_json::from_slice::<LogLine>(&line) {
+            each(parsed);
+        }
+    }
 }
 
-/// Per URL, its last `archived` crawl-log line.
-pub(crate) fn archived_lines(lines: Vec<LogLine>) -> HashMap<String, LogLine> {
+/// The crawl-log lines that parse.
+pub(crate) fn lenient_log_lines(path: &Path) -> Vec<LogLine> {
+    let mut lines = Vec::new();
+    each_log_line(path, |line| lines.push(line));
+    lines
+}
+
+/// Per URL, its last `archived` crawl-log line (only those are kept in memory).
+pub(crate) fn archived_lines(path: &Path) -> HashMap<String, LogLine> {
     let mut archived = HashMap::new();
-    for line in lines {
+    each_log_line(path, |line| {
         if line.decision == Decision::Archived {
             archived.insert(line.url.clone(), line);
         }
-    }
+    });
     archived
 }
 
@@ -437,7 +449,7 @@ pub fn check_archive(out: &Path) -> Result<ArchiveCheck, CrawlError> {
     let paths = OutputPaths::new(out);
     let scan = ArchiveScan::read(&paths.warc_dir)?;
     let responses = scan.responses();
-    let mut lost_pages: Vec<String> = archived_lines(lenient_log_lines(&paths.crawl_log))
+    let mut lost_pages: Vec<String> = archived_lines(&paths.crawl_log)
         .into_keys()
         .filter(|url| !responses.contains_key(url))
         .collect();

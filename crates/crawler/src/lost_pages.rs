@@ -64,11 +64,10 @@ pub(crate) fn requeue_lost_pages(
     scan: &ArchiveScan,
     parts: LostPageParts<'_>,
 ) -> Result<(), CrawlError> {
-    let lines = crate::archive_integrity::lenient_log_lines(&paths.crawl_log);
     let lost = find_lost_pages(
         parts.crawl_state,
         scan,
-        crate::archive_integrity::archived_lines(lines),
+        crate::archive_integrity::archived_lines(&paths.crawl_log),
     )?;
     parts.report.resume_scan.pages_lost = lost.len() as u64;
     refetch_lost_pages(&lost, parts)
@@ -185,7 +184,8 @@ pub(crate) fn refuse_lost_state(
     if crawl_state.round()?.is_some() {
         return Ok(());
     }
-    let lines = crate::archive_integrity::lenient_log_lines(&paths.crawl_log).len();
+    let mut lines = 0;
+    crate::archive_integrity::each_log_line(&paths.crawl_log, |_| lines += 1);
     if lines == 0 {
         return Ok(());
     }
