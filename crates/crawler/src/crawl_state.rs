@@ -524,6 +524,37 @@ pub(crate) mod behaviour_suite {
             state.crawl_log_checkpoint().unwrap(),
             Some(log_checkpoint(2, 300, &[("c", 2)]))
         );
+        drop(state);
+        forgetting_a_page(open);
+    }
+
+    /// A page whose record was lost: forgotten, it has no archived record, no revisit state and
+    /// no crawl-log mark any more, and the other pages keep theirs (after a reopen too).
+    fn forgetting_a_page(open: &dyn Fn() -> Box<dyn CrawlStateStore>) {
+        let state = open();
+        state
+            .record_archived("http://a.example/lost", &record("9"))
+            .unwrap();
+        state
+            .record_revisit_state("http://a.example/lost", &revisit(1, "\"l\""))
+            .unwrap();
+        state.mark_logged("http://a.example/lost").unwrap();
+        state
+            .forget_page("http://a.example/lost", "http://a.example/lost")
+            .unwrap();
+        state.flush().unwrap();
+        drop(state);
+        let state = open();
+        assert_eq!(
+            state.url_progress("http://a.example/lost").unwrap(),
+            UrlProgress::default()
+        );
+        assert!(!state.is_logged("http://a.example/lost").unwrap());
+        assert!(state.is_logged("http://a.example/x").unwrap());
+        assert_eq!(
+            state.archived_record("http://a.example/").unwrap(),
+            Some(record("2"))
+        );
     }
 
     /// A checkpoint whose hosts have `pages` fetched pages each (and a report row saying so).
