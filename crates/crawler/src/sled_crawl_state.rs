@@ -188,8 +188,8 @@ impl CrawlStateStore for SledCrawlState {
             // A row that does not parse is a clear error: counts lost silently would be wrong.
             let row: LoggedHost = serde_json::from_slice(&value).map_err(|e| {
                 CrawlError::Worker(format!(
-                    "the crawl state's crawl-log checkpoint is damaged ({e}); delete OUT/state/ \
-                     to rebuild the state from the WARC files and the crawl log"
+                    "the crawl state's crawl-log checkpoint is damaged ({e}); `dedupcrawl \
+                     repair OUT` rebuilds the state from the WARC files and the crawl log"
                 ))
             })?;
             let host = String::from_utf8_lossy(&key[LOG_CHECKPOINT_HOST.len()..]).into_owned();
