@@ -132,11 +132,32 @@ pub fn open_stage(args: &DedupArgs) -> anyhow::Result<DedupStage> {
     settings
         .validate()
         .map_err(|e| anyhow::anyhow!("--threshold: {e}"))?;
+    refuse_crawl_state(index_dir)?;
     std::fs::create_dir_all(index_dir)
         .with_context(|| format!("cannot create the index directory {}", index_dir.display()))?;
     let index = SledDedupIndex::open(index_dir, settings.index_config())
         .with_context(|| format!("cannot open the index at {}", index_dir.display()))?;
     Ok(DedupStage::new(Arc::new(index), settings))
+}
+
+/// A crawl's `state/` is not an index `dedup` may open: its index keeps its documents in a
+/// log of its own name and commits with the crawl's frontier and state, and opening it would
+/// write into the crawl (a sled snapshot at least). Refused before anything is opened.
+fn refuse_crawl_state(index_dir: &std::path::Path) -> anyhow::Result<()> {
+    let is_crawl_state = index_dir.join("dedup-documents.log").exists()
+        || index_dir
+            .parent()
+            .is_some_and(|out| out.join("crawl.log.jsonl").exists() && out.join("warc").is_dir());
+    if is_crawl_state {
+        anyhow::bail!(
+            "--index {} is the state of a crawl (OUT/state/), which dedup does not open: the \
+             crawl's state is left as it is; give --index a directory of its own (a new one \
+             starts an empty index). To compare a crawl's pages with another archive, see \
+             `dedupcrawl overlap`",
+            index_dir.display()
+        );
+    }
+    Ok(())
 }
 
 /// The pages a new page contains (names, most contained first): a decision line's `contains`,

@@ -59,6 +59,46 @@ pub struct ExportArgs {
     /// No progress bar (on a terminal) and no progress lines (off one).
     #[arg(long)]
     pub quiet: bool,
+    /// Export what is intact of a damaged archive (a WARC file cut short or corrupt, pages
+    /// whose records are lost): a warning names every damaged region and page left out.
+    /// Without it, export refuses a damaged archive.
+    #[arg(long)]
+    pub allow_damaged: bool,
+}
+
+/// Checks each OUT's WARC files against its crawl log before anything is exported: a damaged
+/// archive is an error, or with `--allow-damaged` a warning naming what is left out.
+fn check_archives(outputs: &CrawlOutputs, allow_damaged: bool) -> anyhow::Result<()> {
+    for dir in outputs.dirs() {
+        let check = dedupcrawl_crawler::check_archive(dir)
+            .with_context(|| format!("cannot check the archive of {}", dir.display()))?;
+        if check.is_clean() {
+            continue;
+        }
+        let problems: String = check
+            .describe()
+            .iter()
+            .map(|line| format!("\n  {line}"))
+            .collect();
+        if !allow_damaged {
+            anyhow::bail!(
+                "the archive in {dir} is damaged:{problems}\nresume the crawl (the same \
+                 `dedupcrawl crawl` or `recrawl` command on {dir}) to move the damaged bytes to \
+                 {dir}/damaged/ and fetch the lost pages again, then export; or pass \
+                 --allow-damaged to export what is intact",
+                dir = dir.display()
+            );
+        }
+        eprintln!(
+            "dedupcrawl: warning: the archive in {} is damaged; exporting what is intact \
+             (--allow-damaged):{problems}",
+            dir.display()
+        );
+        for url in &check.lost_pages {
+            eprintln!("dedupcrawl: warning: page left out (its record is lost): {url}");
+        }
+    }
+    Ok(())
 }
 
 #[derive(serde::Serialize, Clone)]
@@ -226,6 +266,7 @@ fn text_path(root: &Path, url: &str) -> PathBuf {
 pub fn run(args: ExportArgs) -> anyhow::Result<()> {
     let since = args.since.as_deref().map(parse_since).transpose()?;
     let outputs = CrawlOutputs::from_args(&args.crawl)?;
+    check_archives(&outputs, args.allow_damaged)?;
     let relations = relations_by_original(&outputs, args.round)?;
     let mut state = RoundState::from_logs(&outputs, args.round)?;
     let files = outputs.warc_files()?;

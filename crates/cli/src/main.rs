@@ -16,6 +16,7 @@ mod extract;
 mod overlap;
 mod progress_lines;
 mod recrawl;
+mod repair;
 mod round_state;
 mod schedule;
 mod serve;
@@ -72,6 +73,9 @@ enum Command {
     /// How much of one crawl is in another, and their relative size, estimated by sampling
     /// each crawl's distinct pages and checking them in the other's dedup index.
     Overlap(overlap::OverlapArgs),
+    /// Rebuild a crawl's lost or damaged state (OUT/state/) from its crawl log and WARC files;
+    /// the state found is moved aside. Then run the crawl again to continue.
+    Repair(repair::RepairArgs),
 }
 
 /// glibc gives every thread that allocates its own malloc arena (up to 8 per core), and a
@@ -138,6 +142,7 @@ fn main() -> std::process::ExitCode {
         Command::Overlap(args) => overlap::run(args),
         Command::Serve(args) => serve::run(args),
         Command::Why(args) => why::run(args),
+        Command::Repair(args) => repair::run(args),
         Command::Crawl(_) | Command::Recrawl(_) | Command::Schedule(_) => Ok(()),
     })
 }

@@ -30,6 +30,28 @@ pub struct ServeArgs {
     pub token: TokenArg,
 }
 
+/// Says on stderr what is damaged in a crawl's archive (serve shows what is intact; running
+/// the crawl again mends it).
+fn warn_if_damaged(out: &Path) {
+    match dedupcrawl_crawler::check_archive(out) {
+        Ok(check) if check.is_clean() => {}
+        Ok(check) => {
+            eprintln!(
+                "dedupcrawl: warning: the archive in {} is damaged (a crawl running there may \
+                 only be writing its last record); run the crawl again to mend it:",
+                out.display()
+            );
+            for line in check.describe() {
+                eprintln!("  {line}");
+            }
+        }
+        Err(error) => eprintln!(
+            "dedupcrawl: warning: cannot check the archive of {}: {error}",
+            out.display()
+        ),
+    }
+}
+
 /// How often the crawl logs are read again.
 const FOLLOW_EVERY: Duration = Duration::from_secs(1);
 
@@ -54,6 +76,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
                 out.display()
             );
         }
+        warn_if_damaged(out);
         let observer = dashboard.add_crawl_with_queries(
             &out.display().to_string(),
             multiple,

@@ -128,7 +128,7 @@ pub fn explain(out: &Path, url: &str) -> anyhow::Result<Why> {
         status: last.status,
         ts: last.ts.clone(),
         depth: last.depth,
-        reason: reason(last),
+        reason: checked_reason(out, last)?,
         explanation: last.reason.clone(),
         error: last.error.clone(),
         note: last.note.clone(),
@@ -152,6 +152,24 @@ fn candidates(url: &str) -> Vec<String> {
         list.push(format!("{url}/"));
     }
     list
+}
+
+/// [`reason`], checked against the archive for an archived page: its record may be lost
+/// since (a WARC file cut short, damaged or deleted).
+fn checked_reason(out: &Path, line: &LogLine) -> anyhow::Result<String> {
+    if line.decision != Decision::Archived {
+        return Ok(reason(line));
+    }
+    let check = dedupcrawl_crawler::check_archive(out)
+        .with_context(|| format!("cannot check the archive of {}", out.display()))?;
+    if check.lost_pages.contains(&line.url) {
+        return Ok(format!(
+            "archived when fetched, but its WARC record is lost (a WARC file was cut short, \
+             damaged or deleted): run the crawl again on {} to fetch it again",
+            out.display()
+        ));
+    }
+    Ok(reason(line))
 }
 
 fn reason(line: &LogLine) -> String {

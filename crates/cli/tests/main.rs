@@ -5,6 +5,7 @@
 mod common;
 mod support;
 
+mod archive_faults;
 mod archive_roundtrip;
 mod changes_html;
 mod compose_workers;
@@ -16,6 +17,7 @@ mod dashboard_cells;
 mod dedup_cli;
 mod dedup_export_progress_lines;
 mod dedup_warc;
+mod fault_suite;
 mod link_flood_rss;
 mod multi_out;
 mod overlap_cli;
@@ -23,6 +25,7 @@ mod pywb_replay;
 mod readme_commands;
 mod recrawl_cli;
 mod schedule_cli;
+mod state_faults;
 mod wget_vs_crawl;
 mod why_decisions;
 mod why_recrawl_decisions;

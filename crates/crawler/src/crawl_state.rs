@@ -185,6 +185,13 @@ pub(crate) trait CrawlStateStore: Send + Sync {
     fn record_archived(&self, url: &str, record: &ArchivedRecord) -> Result<(), CrawlError>;
     /// How many URLs have an archived record.
     fn archived_count(&self) -> usize;
+    /// Forgets that `url` was fetched: its archived record, its revisit state and the
+    /// crawl-log mark `logged` (a [`log_key`](crate::revisit::log_key)), so it is fetched,
+    /// archived and logged again (its record was lost from the WARC files).
+    fn forget_page(&self, url: &str, logged: &str) -> Result<(), CrawlError>;
+    /// Every URL with an archived record, when the store holds this worker's only (the
+    /// embedded one); `None` when the records are shared by the workers of a crawl.
+    fn own_archived_urls(&self) -> Result<Option<Vec<String>>, CrawlError>;
     /// Records that `url` has a crawl-log line (from an earlier run).
     fn mark_logged(&self, url: &str) -> Result<(), CrawlError>;
     /// Whether [`mark_logged`](CrawlStateStore::mark_logged) was called for `url`.
@@ -516,6 +523,37 @@ pub(crate) mod behaviour_suite {
         assert_eq!(
             state.crawl_log_checkpoint().unwrap(),
             Some(log_checkpoint(2, 300, &[("c", 2)]))
+        );
+        drop(state);
+        forgetting_a_page(open);
+    }
+
+    /// A page whose record was lost: forgotten, it has no archived record, no revisit state and
+    /// no crawl-log mark any more, and the other pages keep theirs (after a reopen too).
+    fn forgetting_a_page(open: &dyn Fn() -> Box<dyn CrawlStateStore>) {
+        let state = open();
+        state
+            .record_archived("http://a.example/lost", &record("9"))
+            .unwrap();
+        state
+            .record_revisit_state("http://a.example/lost", &revisit(1, "\"l\""))
+            .unwrap();
+        state.mark_logged("http://a.example/lost").unwrap();
+        state
+            .forget_page("http://a.example/lost", "http://a.example/lost")
+            .unwrap();
+        state.flush().unwrap();
+        drop(state);
+        let state = open();
+        assert_eq!(
+            state.url_progress("http://a.example/lost").unwrap(),
+            UrlProgress::default()
+        );
+        assert!(!state.is_logged("http://a.example/lost").unwrap());
+        assert!(state.is_logged("http://a.example/x").unwrap());
+        assert_eq!(
+            state.archived_record("http://a.example/").unwrap(),
+            Some(record("2"))
         );
     }
 

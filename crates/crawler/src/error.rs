@@ -36,6 +36,28 @@ pub enum CrawlError {
         #[source]
         source: std::io::Error,
     },
+    /// The state of a crawl whose crawl log has lines is empty: lost or replaced.
+    #[error(
+        "the crawl state in {state} is empty but the crawl log {log} holds {lines} lines: the \
+         state was lost or damaged; run `dedupcrawl repair {out}` to rebuild it from the crawl \
+         log and the WARC files, then run the crawl again"
+    )]
+    StateLost {
+        state: String,
+        log: PathBuf,
+        lines: usize,
+        out: PathBuf,
+    },
+    /// The embedded state does not open (its files are damaged).
+    #[error(
+        "the crawl state in {state} cannot be opened ({message}); run `dedupcrawl repair {out}` \
+         to rebuild it from the crawl log and the WARC files (the damaged state is kept aside)"
+    )]
+    StateDamaged {
+        state: PathBuf,
+        message: String,
+        out: PathBuf,
+    },
     #[error("crawl state (sled) failed: {0}")]
     State(#[from] sled::Error),
     #[error("crawl state (PostgreSQL) cannot {action}: {source}")]

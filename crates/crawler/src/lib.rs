@@ -84,6 +84,11 @@
 //! end) → URL recorded in `crawl_archived` → links offered to the frontier → crawl-log line
 //! (one `write_all`) → lease completed. Sled may lose its last ~100 ms of writes on a kill, so
 //! on start the engine reconciles from the files, which are the truth:
+//! 0. the archive is checked against the state (`archive_integrity`, `log_integrity`,
+//!    `lost_pages`): damaged WARC bytes and crawl-log lines are moved to `OUT/damaged/`,
+//!    archived pages whose record is lost are forgotten and queued again, `archived` lines the
+//!    log lost are restored from the WARC records, `index.cdxj` is made to match; a state that
+//!    is empty beside a crawl log with lines stops the run (`dedupcrawl repair`);
 //! 1. [`dedupcrawl_archive::WarcWriter::resume`] cuts a torn last record and a new WARC file is
 //!    started; every WARC file is read and each captured URL is (re)recorded in
 //!    `crawl_archived` (and its CDXJ line re-added; sorting drops duplicates). A `response` that
@@ -100,6 +105,7 @@
 //! twice and no URL is lost; a few pages may be fetched twice. Reconciliation reads every WARC
 //! file once per resume (cost grows with the archive; a checkpointed offset is future work).
 
+mod archive_integrity;
 mod config;
 mod context;
 mod crawl_log;
@@ -110,6 +116,8 @@ mod engine;
 mod error;
 mod host_health;
 mod log_checkpoint;
+mod log_integrity;
+mod lost_pages;
 mod memory_gate;
 mod mutex;
 mod observe_hooks;
@@ -119,6 +127,7 @@ mod page_archive;
 mod postgres_crawl_state;
 mod postgres_schedule_lock;
 mod progress;
+mod read_only_state;
 mod recrawl_settings;
 mod redirect_guard;
 mod report;
@@ -132,9 +141,11 @@ mod size_samples;
 mod sled_crawl_state;
 mod soft_404;
 mod soft_404_model;
+mod state_repair;
 mod stores;
 mod watchdog;
 
+pub use archive_integrity::{ArchiveCheck, DamagedRegion, check_archive};
 pub use config::{
     ArchiveSettings, CanonicalizationSettings, ConfigOverrides, CrawlConfig, CrawlSettings,
     FetchSettings, NearDuplicatePolicy, NonHtmlPolicy, Oversize, ResolvedSite, ScopeSettings,
@@ -151,4 +162,5 @@ pub use recrawl_settings::RecrawlSettings;
 pub use report::{CrawlReport, HostReport, ResumeScan};
 pub use schedule_book::ScheduleBook;
 pub use site_schedule::SiteSchedule;
+pub use state_repair::{StateRepair, repair_state};
 pub use stores::{crawl_output_dirs, open_crawl_index};

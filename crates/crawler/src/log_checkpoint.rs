@@ -48,6 +48,20 @@ impl LogCounts {
         }
     }
 
+    /// Takes back the counts of an `archived` line of the round whose record was lost: the
+    /// page is fetched again and counted then.
+    pub(crate) fn uncount_archived(&mut self, report: &mut CrawlReport, line: &LogLine) {
+        report.remove_archived(line);
+        self.changed.insert(report_host(&line.url));
+        if line.status.is_some()
+            && let Ok(url) = CanonicalUrl::parse(&line.url, None, &CanonicalizationRules::none())
+            && let Some(pages) = self.pages.get_mut(url.host())
+        {
+            *pages = pages.saturating_sub(1);
+            self.changed.insert(url.host().to_string());
+        }
+    }
+
     /// The pages counted per host (the budgets).
     pub(crate) fn pages(&self) -> HashMap<String, u64> {
         self.pages.clone()

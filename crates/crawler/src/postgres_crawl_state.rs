@@ -250,6 +250,36 @@ impl CrawlStateStore for PostgresCrawlState {
         }
     }
 
+    fn forget_page(&self, url: &str, logged: &str) -> Result<(), CrawlError> {
+        let (url, logged) = (url.to_string(), logged.to_string());
+        let key = logged_key(&logged);
+        self.call(
+            "forget a lost page",
+            move |mut conn, crawl, worker| async move {
+                sqlx::query(
+                    "WITH archived AS (DELETE FROM crawl_archived WHERE crawl = $1 AND url = $3), \
+                     revisit AS (DELETE FROM crawl_revisit WHERE crawl = $1 AND url = $3) \
+                     DELETE FROM crawl_logged WHERE crawl = $1 AND worker = $2 AND url = $4",
+                )
+                .bind(&crawl)
+                .bind(&worker)
+                .bind(&url)
+                .bind(&logged)
+                .execute(&mut *conn)
+                .await
+                .map(drop)
+            },
+        )?;
+        if let Some(marks) = self.logged_marks().as_mut() {
+            marks.remove(&key);
+        }
+        Ok(())
+    }
+
+    fn own_archived_urls(&self) -> Result<Option<Vec<String>>, CrawlError> {
+        Ok(None)
+    }
+
     fn mark_logged(&self, url: &str) -> Result<(), CrawlError> {
         let key = logged_key(url);
         let url = url.to_string();

@@ -86,6 +86,20 @@ pub struct ResumeScan {
     pub crawl_log_bytes_read: u64,
     /// Bytes in the crawl log.
     pub crawl_log_bytes: u64,
+    /// Damaged bytes (torn, corrupt or not records) moved out of the WARC files to
+    /// `OUT/damaged/` when the crawl opened.
+    pub damaged_bytes_moved: u64,
+    /// Archived pages whose record was not in the WARC files any more, put back in the
+    /// frontier to be fetched again.
+    pub pages_lost: u64,
+    /// `index.cdxj` lines dropped (pointing at no good record) and added (records without a
+    /// line) when the crawl opened.
+    pub cdxj_lines_dropped: u64,
+    pub cdxj_lines_added: u64,
+    /// Crawl-log lines that did not parse, moved to `OUT/damaged/`.
+    pub log_lines_moved: u64,
+    /// `archived` lines the crawl log had lost, restored from the WARC records.
+    pub log_lines_restored: u64,
 }
 
 /// `host[:port]` of a URL, as the report names hosts.
@@ -145,7 +159,35 @@ impl HostReport {
     }
 }
 
+impl HostReport {
+    /// Takes back what [`add`](HostReport::add) counted for an `archived` line (its record was
+    /// lost from the WARC files: the page is fetched and counted again).
+    fn remove_archived(&mut self, line: &LogLine) {
+        if line.status.is_some() {
+            self.fetched = self.fetched.saturating_sub(1);
+        }
+        self.bytes_fetched = self.bytes_fetched.saturating_sub(line.bytes.unwrap_or(0));
+        if let Some(reason) = &line.reason
+            && let Some(count) = self.mechanisms.get_mut(reason.mechanism.as_str())
+        {
+            *count = count.saturating_sub(1);
+        }
+        self.archived = self.archived.saturating_sub(1);
+        if line.previous_digest.is_some() {
+            self.changed = self.changed.saturating_sub(1);
+        }
+    }
+}
+
 impl CrawlReport {
+    /// Takes back the counts of an `archived` line whose record was lost.
+    pub(crate) fn remove_archived(&mut self, line: &LogLine) {
+        self.total.remove_archived(line);
+        if let Some(host) = self.hosts.get_mut(&report_host(&line.url)) {
+            host.remove_archived(line);
+        }
+    }
+
     /// Counts one crawl-log line.
     pub fn add(&mut self, line: &LogLine) {
         self.total.add(line);
@@ -200,6 +242,26 @@ impl CrawlReport {
                 "soft 404s: {} (pages resembling their host's answer to a path that cannot \
                  exist: not archived, links not followed)",
                 self.total.soft_404
+            );
+        }
+        let integrity = &self.resume_scan;
+        if integrity.log_lines_moved + integrity.log_lines_restored > 0 {
+            let _ = writeln!(
+                out,
+                "crawl log check: {} damaged lines moved to damaged/, {} archived lines restored \
+                 from the WARC records",
+                integrity.log_lines_moved, integrity.log_lines_restored
+            );
+        }
+        if integrity.pages_lost > 0 || integrity.damaged_bytes_moved > 0 {
+            let _ = writeln!(
+                out,
+                "archive check: {} damaged WARC bytes moved to damaged/, {} archived pages whose \
+                 record was lost fetched again, index.cdxj: {} lines dropped, {} added",
+                integrity.damaged_bytes_moved,
+                integrity.pages_lost,
+                integrity.cdxj_lines_dropped,
+                integrity.cdxj_lines_added
             );
         }
         if !self.given_up_hosts.is_empty() {

@@ -45,6 +45,9 @@ pub(crate) fn open_round(
                 all: false,
             };
             state.set_round(&round)?;
+            // Durable before the first crawl-log line: a state without a round beside a crawl
+            // log with lines is a lost state (`lost_pages::refuse_lost_state`).
+            state.flush()?;
             round
         }
         (None, RoundStart::New { .. }) => {

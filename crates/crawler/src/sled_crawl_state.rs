@@ -112,6 +112,21 @@ impl CrawlStateStore for SledCrawlState {
         self.archived.len()
     }
 
+    fn forget_page(&self, url: &str, logged: &str) -> Result<(), CrawlError> {
+        self.archived.remove(url.as_bytes())?;
+        self.revisit.remove(url.as_bytes())?;
+        self.logged.remove(logged.as_bytes())?;
+        Ok(())
+    }
+
+    fn own_archived_urls(&self) -> Result<Option<Vec<String>>, CrawlError> {
+        let mut urls = Vec::new();
+        for key in self.archived.iter().keys() {
+            urls.push(String::from_utf8_lossy(&key?).into_owned());
+        }
+        Ok(Some(urls))
+    }
+
     fn mark_logged(&self, url: &str) -> Result<(), CrawlError> {
         self.logged.insert(url.as_bytes(), &[])?;
         Ok(())
@@ -173,8 +188,8 @@ impl CrawlStateStore for SledCrawlState {
             // A row that does not parse is a clear error: counts lost silently would be wrong.
             let row: LoggedHost = serde_json::from_slice(&value).map_err(|e| {
                 CrawlError::Worker(format!(
-                    "the crawl state's crawl-log checkpoint is damaged ({e}); delete OUT/state/ \
-                     to rebuild the state from the WARC files and the crawl log"
+                    "the crawl state's crawl-log checkpoint is damaged ({e}); `dedupcrawl \
+                     repair OUT` rebuilds the state from the WARC files and the crawl log"
                 ))
             })?;
             let host = String::from_utf8_lossy(&key[LOG_CHECKPOINT_HOST.len()..]).into_owned();

@@ -154,8 +154,8 @@ impl dedupcrawl_reconnect::ConnectionLoss for StartError {
 
 /// The dedup index of a crawl that is not running (for `dedupcrawl overlap`): in
 /// `OUT/state/` (`config.crawl.out`), or the crawl `store.crawl` in PostgreSQL, with the
-/// settings the crawl ran with. An embedded state still open by a running crawl is an error
-/// (sled holds one process at a time).
+/// settings the crawl ran with. An embedded state is opened as a copy (nothing in `OUT/` is
+/// written); one still open by a running crawl is an error.
 pub fn open_crawl_index(config: &crate::CrawlConfig) -> Result<Arc<dyn DedupIndex>, CrawlError> {
     let sites = config.sites()?;
     let index_config = config.index_dedup_settings(&sites).index_config();
@@ -168,15 +168,18 @@ pub fn open_crawl_index(config: &crate::CrawlConfig) -> Result<Arc<dyn DedupInde
                     config.crawl.out.display()
                 )));
             }
-            let db = dedupcrawl_index::open_sled_config_waiting_for_lock(
-                &sled::Config::new()
-                    .path(&state_dir)
-                    .cache_capacity(STATE_CACHE_BYTES),
-                &state_dir,
-            )?;
+            // A copy: the crawl being read is left as it is (see crate::read_only_state).
+            let copy = crate::read_only_state::StateCopy::of(&state_dir)?;
+            let db = sled::Config::new()
+                .path(copy.path())
+                .cache_capacity(STATE_CACHE_BYTES)
+                .open()?;
             let index =
-                SledDedupIndex::open_in(db, &state_dir.join(INDEX_DOCUMENT_LOG), index_config)?;
-            Ok(Arc::new(index))
+                SledDedupIndex::open_in(db, &copy.path().join(INDEX_DOCUMENT_LOG), index_config)?;
+            Ok(Arc::new(crate::read_only_state::CopiedIndex {
+                index,
+                _copy: copy,
+            }))
         }
         crate::config::StoreLocation::Postgres { url, crawl, .. } => Ok(Arc::new(
             PostgresDedupIndex::connect(&url, &crawl, index_config)?,

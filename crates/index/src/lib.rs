@@ -120,8 +120,8 @@ pub enum IndexError {
     },
     #[error(
         "the index's document log {path} is missing, but the index says it holds {bytes} bytes: \
-         put the file back (from a backup), or delete the whole index directory (or the crawl's \
-         state/) and start over"
+         put the file back (from a backup); in a crawl's state/, `dedupcrawl repair OUT` \
+         rebuilds the index from the WARC files"
     )]
     MissingLog { path: String, bytes: u64 },
     #[error("the index is full: document ids are 32-bit (4,294,967,295 documents)")]

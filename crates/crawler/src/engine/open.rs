@@ -66,7 +66,8 @@ impl Engine {
                 &paths.state,
                 config.politeness(&sites)?,
                 dedup_settings.index_config(),
-            )?,
+            )
+            .map_err(|error| crate::lost_pages::state_damaged(paths, error))?,
             StoreLocation::Postgres {
                 url,
                 crawl,
@@ -103,6 +104,7 @@ impl Engine {
         let out_dir = std::path::absolute(&config.crawl.out)
             .map_err(|e| CrawlError::io("resolve", &config.crawl.out, e))?;
         crawl_state.record_output_dir(&out_dir.display().to_string())?;
+        crate::lost_pages::refuse_lost_state(crawl_state.as_ref(), paths)?;
         let round = crate::revisit::open_round(crawl_state.as_ref(), start)?;
 
         let mut warc_config = WarcWriterConfig::new(&paths.warc_dir, warc_prefix);
@@ -136,6 +138,8 @@ impl Engine {
                 ),
             ),
         ];
+        // Before the writer opens its files: the damaged bytes of any file are moved out.
+        let (scan, integrity) = crate::lost_pages::mend_archive(paths)?;
         let (warc, repair) = WarcWriter::resume(warc_config)?;
         if let Some(repair) = repair
             && repair.bytes_cut() > 0
@@ -157,16 +161,22 @@ impl Engine {
 
         // The crawl log from its checkpoint on: the state holds the counts of what precedes.
         let log_checkpoint = crawl_state.crawl_log_checkpoint()?;
-        let (log, tail) = CrawlLog::open_from(
-            &paths.crawl_log,
+        let log_mending = crate::log_integrity::mend_crawl_log(
+            paths,
+            &scan,
+            crawl_state.as_ref(),
             log_checkpoint.as_ref().map_or(0, |c| c.offset),
+            round.number,
         )?;
+        // A log mended (or cut short) is read whole: the checkpoint's counts are not its.
+        let log_checkpoint = log_checkpoint.filter(|c| c.offset == log_mending.read_from);
+        let (log, tail) = CrawlLog::open_from(&paths.crawl_log, log_mending.read_from)?;
         let first_leases_unrecorded = round.number == 1 && resume_scan.records_read == 0;
         let mut report = CrawlReport {
             resume_scan: ResumeScan {
                 crawl_log_bytes_read: tail.bytes_read,
                 crawl_log_bytes: log.len(),
-                ..resume_scan
+                ..integrity
             },
             ..CrawlReport::default()
         };
@@ -186,6 +196,23 @@ impl Engine {
                 crawl_state.mark_logged(&crate::revisit::log_key(round.number, &line.url))?;
             }
         }
+        report.resume_scan.files_skipped = resume_scan.files_skipped;
+        report.resume_scan.bytes_skipped = resume_scan.bytes_skipped;
+        report.resume_scan.records_read = resume_scan.records_read;
+        report.resume_scan.log_lines_moved = log_mending.lines_moved_out as u64;
+        report.resume_scan.log_lines_restored = log_mending.lines_restored as u64;
+        crate::lost_pages::requeue_lost_pages(
+            paths,
+            &scan,
+            crate::lost_pages::LostPageParts {
+                crawl_state: crawl_state.as_ref(),
+                frontier: stores.frontier.as_ref(),
+                stage: &stage,
+                counts: &mut counts,
+                report: &mut report,
+                round: round.number,
+            },
+        )?;
         let host_pages = counts.pages();
         let progress = Progress::default();
         progress

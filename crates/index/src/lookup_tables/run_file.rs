@@ -153,8 +153,8 @@ impl RunWriter {
             Some(last) if (key, id) < last => {
                 return Err(IndexError::CorruptRecord {
                     key: self.run.path.display().to_string(),
-                    reason: "a lookup run being merged is not sorted; delete the index \
-                             directory (or the crawl's state/) and start over"
+                    reason: "a lookup run being merged is not sorted; in a crawl's state/, \
+                             `dedupcrawl repair OUT` rebuilds the index from the WARC files"
                         .into(),
                 });
             }
