@@ -17,6 +17,7 @@ mod overlap;
 mod progress_lines;
 mod recrawl;
 mod round_state;
+mod same_crawl;
 mod schedule;
 mod serve;
 mod serve_access;

@@ -178,6 +178,13 @@ impl CanonicalUrl {
             url.set_host(Some(&trimmed))?;
         }
         url.set_fragment(None);
+        // A user name and password are credentials, not part of the page's identity: they
+        // would end up in the state, the crawl log and the archive (the crawler sends seeds'
+        // credentials as a header instead).
+        if !url.username().is_empty() || url.password().is_some() {
+            let _ = url.set_username("");
+            let _ = url.set_password(None);
+        }
 
         let path = canonical_path(url.path(), rules);
         if path != url.path() {
@@ -398,6 +405,9 @@ mod tests {
             ("https://example.com:80/a", "https://example.com:80/a"),
             ("http://example.com", "http://example.com/"),
             ("http://example.com./a", "http://example.com/a"),
+            // credentials are not part of a URL's identity
+            ("http://user:pw@example.com/a", "http://example.com/a"),
+            ("http://user@example.com:8080/", "http://example.com:8080/"),
             // dot segments
             ("http://example.com/a/./b/../c", "http://example.com/a/c"),
             ("http://example.com/a/%2e%2E/c", "http://example.com/c"),

@@ -13,6 +13,7 @@ use crate::host_health::waiting_message;
 use crate::memory_gate::{MemoryGate, RECHECK_AFTER};
 use crate::progress::{ProgressLines, progress_bar, update_progress};
 use crate::size_samples::SizeSamples;
+use crate::stop_signal::{StopSignal, StopSignals};
 
 /// The result of one leased URL, for the main loop.
 pub(crate) struct TaskOutput {
@@ -27,9 +28,17 @@ pub(crate) struct TaskOutput {
 /// How often the crawl says which hosts it waits for (hosts in backoff after failures).
 const WAITING_NOTE_EVERY: Duration = Duration::from_secs(30);
 
-/// Leases URLs while there are some, running one task per lease. Returns whether the crawl
-/// finished (frontier empty) rather than stopped (budget, interrupt).
-pub(super) async fn main_loop(engine: &Arc<Engine>) -> Result<bool, CrawlError> {
+/// How the main loop ended.
+pub(super) struct LoopEnd {
+    /// The frontier is empty (false: page budget or interrupt).
+    pub(super) finished: bool,
+    /// The signal that interrupted the crawl.
+    pub(super) interrupted: Option<StopSignal>,
+}
+
+/// Leases URLs while there are some, running one task per lease, until the frontier is
+/// empty, the page budget is reached or a signal interrupts ([`stop_after_interrupt`]).
+pub(super) async fn main_loop(engine: &Arc<Engine>) -> Result<LoopEnd, CrawlError> {
     let bar = progress_bar(&engine.config);
     let mut progress_lines = ProgressLines::new(&engine.config);
     let started = Instant::now();
@@ -37,8 +46,8 @@ pub(super) async fn main_loop(engine: &Arc<Engine>) -> Result<bool, CrawlError> 
     let mut stopping = false;
     let mut finished = false;
     let mut last_flush = Instant::now();
-    let interrupt = tokio::signal::ctrl_c();
-    tokio::pin!(interrupt);
+    let mut signals = StopSignals::listen()?;
+    let mut interrupted = None;
     let max_pages = engine.config.crawl.max_pages;
     let checkpoint_every = Duration::from_secs_f64(engine.config.crawl.checkpoint_every);
     let mut last_waiting_note = Instant::now();
@@ -106,11 +115,14 @@ pub(super) async fn main_loop(engine: &Arc<Engine>) -> Result<bool, CrawlError> 
         tokio::select! {
             Some(joined) = tasks.join_next() => complete_task(engine, joined)?,
             () = tokio::time::sleep_until(wake_at.into()) => {}
-            _ = &mut interrupt, if !stopping => {
-                tracing::warn!("interrupted: finishing the fetches in flight (run again to resume)");
-                stopping = true;
+            signal = signals.next() => {
+                interrupted = Some(signal);
+                break;
             }
         }
+    }
+    if let Some(signal) = interrupted {
+        stop_after_interrupt(engine, &mut tasks, &mut signals, signal).await?;
     }
     bar.finish_and_clear();
     if memory_gate.holds > 0 {
@@ -119,14 +131,63 @@ pub(super) async fn main_loop(engine: &Arc<Engine>) -> Result<bool, CrawlError> 
             memory_gate.holds
         );
     }
-    Ok(finished)
+    Ok(LoopEnd {
+        finished,
+        interrupted,
+    })
+}
+
+/// After `signal`: no new request starts, the tasks in flight get `crawl.interrupt_grace_seconds`
+/// to end, then (or at a second signal) the rest are dropped; their URLs stay leased, and go
+/// back to their queues when the crawl is resumed (as after a kill).
+async fn stop_after_interrupt(
+    engine: &Arc<Engine>,
+    tasks: &mut JoinSet<Result<TaskOutput, CrawlError>>,
+    signals: &mut StopSignals,
+    signal: StopSignal,
+) -> Result<(), CrawlError> {
+    engine.stop_new_requests();
+    let grace = Duration::from_secs_f64(engine.config.crawl.interrupt_grace_seconds);
+    if !tasks.is_empty() {
+        tracing::warn!(
+            "{}: no new request starts; waiting at most {:.1} s for {} fetches in flight (a \
+             second signal stops at once; run again to resume)",
+            signal.name(),
+            grace.as_secs_f64(),
+            tasks.len()
+        );
+    }
+    let deadline = tokio::time::Instant::now() + grace;
+    while !tasks.is_empty() {
+        tokio::select! {
+            Some(joined) = tasks.join_next() => complete_task(engine, joined)?,
+            () = tokio::time::sleep_until(deadline) => {
+                tracing::warn!("{} fetches still in flight after the grace: dropped", tasks.len());
+                break;
+            }
+            second = signals.next() => {
+                tracing::warn!("{}: stopping now, {} fetches dropped", second.name(), tasks.len());
+                break;
+            }
+        }
+    }
+    tasks.abort_all();
+    while let Some(joined) = tasks.join_next().await {
+        complete_task(engine, joined)?;
+    }
+    Ok(())
 }
 
 pub(super) fn complete_task(
     engine: &Engine,
     joined: Result<Result<TaskOutput, CrawlError>, tokio::task::JoinError>,
 ) -> Result<(), CrawlError> {
-    let output = joined.map_err(|e| CrawlError::Worker(e.to_string()))??;
+    let output = match joined {
+        // Stopped by an interrupt: the URL stays leased, and is fetched on resume.
+        Ok(Err(CrawlError::Interrupted)) => return Ok(()),
+        Err(error) if error.is_cancelled() => return Ok(()),
+        joined => joined.map_err(|e| CrawlError::Worker(e.to_string()))??,
+    };
     if let Some(pause) = output.pause_after
         && !pause.is_zero()
     {

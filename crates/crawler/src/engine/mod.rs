@@ -20,6 +20,7 @@ use crate::error::CrawlError;
 use crate::host_health::{GivenUpHost, Verdict};
 use crate::mutex::lock;
 use crate::observe_hooks::observe_line;
+use crate::output_lock::OutputLock;
 use crate::output_paths::OutputPaths;
 use crate::report::CrawlReport;
 use crate::revisit::RoundStart;
@@ -29,11 +30,15 @@ use main_loop::{TaskOutput, main_loop};
 
 /// Runs a crawl to the end (frontier empty, page budget reached, or Ctrl-C) and returns its
 /// report (also written to `OUT/report.json`).
+///
+/// The output directory's [`OutputLock`] is taken first: another crawl there is refused at
+/// once ([`CrawlError::OutputLocked`]), before anything is written.
 pub async fn run_crawl(config: CrawlConfig) -> Result<CrawlReport, CrawlError> {
     run_round(
         config,
         RoundStart::Continue,
         Arc::new(CrawlObserver::unobserved()),
+        None,
     )
     .await
 }
@@ -43,7 +48,17 @@ pub async fn run_observed_crawl(
     config: CrawlConfig,
     observer: Arc<CrawlObserver>,
 ) -> Result<CrawlReport, CrawlError> {
-    run_round(config, RoundStart::Continue, observer).await
+    run_round(config, RoundStart::Continue, observer, None).await
+}
+
+/// [`run_observed_crawl`] in an output directory whose lock the caller took (to write there
+/// before the crawl starts, as `dedupcrawl crawl` saves its config).
+pub async fn run_locked_crawl(
+    config: CrawlConfig,
+    observer: Arc<CrawlObserver>,
+    lock: OutputLock,
+) -> Result<CrawlReport, CrawlError> {
+    run_round(config, RoundStart::Continue, observer, Some(lock)).await
 }
 
 /// Runs one new round over an earlier crawl (`dedupcrawl recrawl`): the URLs whose revisit is
@@ -54,16 +69,38 @@ pub async fn run_recrawl(config: CrawlConfig, all: bool) -> Result<CrawlReport, 
         config,
         RoundStart::New { all },
         Arc::new(CrawlObserver::unobserved()),
+        None,
     )
     .await
 }
 
+/// [`run_recrawl`] in an output directory whose lock the caller took.
+pub async fn run_locked_recrawl(
+    config: CrawlConfig,
+    all: bool,
+    lock: OutputLock,
+) -> Result<CrawlReport, CrawlError> {
+    run_round(
+        config,
+        RoundStart::New { all },
+        Arc::new(CrawlObserver::unobserved()),
+        Some(lock),
+    )
+    .await
+}
+
+/// Runs one round holding the output directory's lock (`lock`, or taken here).
 async fn run_round(
     config: CrawlConfig,
     start: RoundStart,
     observer: Arc<CrawlObserver>,
+    lock: Option<OutputLock>,
 ) -> Result<CrawlReport, CrawlError> {
     config.validate()?;
+    let _lock = match lock {
+        Some(lock) => lock,
+        None => OutputLock::acquire(&config.crawl.out)?,
+    };
     let paths = OutputPaths::new(&config.crawl.out);
     let engine = tokio::task::spawn_blocking(move || Engine::open(config, &paths, start, observer))
         .await
@@ -79,11 +116,12 @@ async fn run_round(
         crate::watchdog::exit_on_stall(OutputPaths::new(&engine.config.crawl.out).state),
     );
     engine.seed()?;
-    let finished = main_loop(&engine).await?;
+    let end = main_loop(&engine).await?;
     let engine_for_close = Arc::clone(&engine);
-    let report = tokio::task::spawn_blocking(move || engine_for_close.close(finished))
-        .await
-        .map_err(|e| CrawlError::Worker(e.to_string()))?;
+    let report =
+        tokio::task::spawn_blocking(move || engine_for_close.close(end.finished, end.interrupted))
+            .await
+            .map_err(|e| CrawlError::Worker(e.to_string()))?;
     engine.observe_sizes();
     engine.observer.finished();
     report
@@ -299,9 +337,11 @@ impl Engine {
             // robots.txt (and sitemaps) were just fetched: keep the host's delay before the page.
             tokio::time::sleep(host_delay).await;
         }
+        self.ensure_not_stopping()?;
         let started = Instant::now();
         let previous = crate::revisit::previous_version(&self, &progress);
-        let request = crate::revisit::request_for(&url, previous.as_ref());
+        let mut request = crate::revisit::request_for(&url, previous.as_ref());
+        request.basic_auth = self.credentials_for(url.url());
         let fetched = self.fetcher.fetch(request).await;
         self.progress.fetched.fetch_add(1, Ordering::Relaxed);
         self.observe_fetch(url.host(), started, &fetched, host_delay);
