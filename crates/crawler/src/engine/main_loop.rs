@@ -45,45 +45,19 @@ pub(super) async fn main_loop(engine: &Arc<Engine>) -> Result<LoopEnd, CrawlErro
     let mut tasks: JoinSet<Result<TaskOutput, CrawlError>> = JoinSet::new();
     let mut stopping = false;
     let mut finished = false;
-    let mut last_flush = Instant::now();
     let mut signals = StopSignals::listen()?;
     let mut interrupted = None;
     let max_pages = engine.config.crawl.max_pages;
-    let checkpoint_every = Duration::from_secs_f64(engine.config.crawl.checkpoint_every);
-    let mut last_waiting_note = Instant::now();
-    let mut sizes = SizeSamples::new(Instant::now());
+    let mut housekeeping = Housekeeping::new(engine);
     let mut memory_gate = MemoryGate::new(engine.config.crawl.max_memory_mb);
     loop {
-        if last_waiting_note.elapsed() >= WAITING_NOTE_EVERY {
-            last_waiting_note = Instant::now();
-            let waiting = engine.health.waiting(last_waiting_note);
-            if !waiting.is_empty() {
-                tracing::info!("{}", waiting_message(&waiting, last_waiting_note));
-            }
-        }
+        housekeeping.note_waiting_hosts(engine);
         while let Some(joined) = tasks.try_join_next() {
             complete_task(engine, joined)?;
         }
-        if last_flush.elapsed() >= checkpoint_every {
-            last_flush = Instant::now();
-            let engine = Arc::clone(engine);
-            tokio::task::spawn_blocking(move || engine.checkpoint())
-                .await
-                .map_err(|e| CrawlError::Worker(e.to_string()))??;
-        }
-        if sizes.due(Instant::now()) {
-            let engine = Arc::clone(engine);
-            // The reads' own time, not the wait for a blocking thread (pages' work queues there).
-            let (sample, took) = tokio::task::spawn_blocking(move || {
-                let started = Instant::now();
-                (engine.observe_sizes(), started.elapsed())
-            })
-            .await
-            .map_err(|e| CrawlError::Worker(e.to_string()))?;
-            sizes.record(sample, took, Instant::now());
-        }
-        update_progress(&bar, engine, started, sizes.last());
-        progress_lines.tick(engine, started, sizes.last());
+        housekeeping.checkpoint_and_sample(engine).await?;
+        update_progress(&bar, engine, started, housekeeping.sizes.last());
+        progress_lines.tick(engine, started, housekeeping.sizes.last());
         if !stopping && max_pages.is_some_and(|max| engine.total_pages() >= max) {
             tracing::info!("page budget reached: finishing the fetches in flight");
             stopping = true;
@@ -135,6 +109,58 @@ pub(super) async fn main_loop(engine: &Arc<Engine>) -> Result<LoopEnd, CrawlErro
         finished,
         interrupted,
     })
+}
+
+/// What the main loop does every turn besides leasing: say which hosts it waits for, take
+/// checkpoints, sample the stores' sizes.
+struct Housekeeping {
+    last_waiting_note: Instant,
+    last_flush: Instant,
+    checkpoint_every: Duration,
+    sizes: SizeSamples,
+}
+
+impl Housekeeping {
+    fn new(engine: &Engine) -> Housekeeping {
+        Housekeeping {
+            last_waiting_note: Instant::now(),
+            last_flush: Instant::now(),
+            checkpoint_every: Duration::from_secs_f64(engine.config.crawl.checkpoint_every),
+            sizes: SizeSamples::new(Instant::now()),
+        }
+    }
+
+    fn note_waiting_hosts(&mut self, engine: &Engine) {
+        if self.last_waiting_note.elapsed() >= WAITING_NOTE_EVERY {
+            self.last_waiting_note = Instant::now();
+            let waiting = engine.health.waiting(self.last_waiting_note);
+            if !waiting.is_empty() {
+                tracing::info!("{}", waiting_message(&waiting, self.last_waiting_note));
+            }
+        }
+    }
+
+    async fn checkpoint_and_sample(&mut self, engine: &Arc<Engine>) -> Result<(), CrawlError> {
+        if self.last_flush.elapsed() >= self.checkpoint_every {
+            self.last_flush = Instant::now();
+            let engine = Arc::clone(engine);
+            tokio::task::spawn_blocking(move || engine.checkpoint())
+                .await
+                .map_err(|e| CrawlError::Worker(e.to_string()))??;
+        }
+        if self.sizes.due(Instant::now()) {
+            let engine = Arc::clone(engine);
+            // The reads' own time, not the wait for a blocking thread (pages' work queues there).
+            let (sample, took) = tokio::task::spawn_blocking(move || {
+                let started = Instant::now();
+                (engine.observe_sizes(), started.elapsed())
+            })
+            .await
+            .map_err(|e| CrawlError::Worker(e.to_string()))?;
+            self.sizes.record(sample, took, Instant::now());
+        }
+        Ok(())
+    }
 }
 
 /// After `signal`: no new request starts, the tasks in flight get `crawl.interrupt_grace_seconds`

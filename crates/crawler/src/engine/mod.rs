@@ -271,10 +271,76 @@ impl Engine {
         Ok(())
     }
 
+    /// A failed page fetch: the host backs off (a connection-level failure), the URL is
+    /// retried, or its `error` line is logged. The outcome, and the line to log if the
+    /// frontier gives up on the URL.
+    fn fetch_failed(
+        &self,
+        lease: &Lease,
+        error: dedupcrawl_fetch::FetchError,
+        started: Instant,
+    ) -> Result<(HostOutcome, Option<LogLine>), CrawlError> {
+        let url = lease.url();
+        let entry = &lease.entry;
+        let mut line = LogLine::new(
+            url.as_str(),
+            Decision::Error,
+            entry.depth,
+            entry.via.clone(),
+        );
+        line.error = Some(error.to_string());
+        if error.host_answered() {
+            // A response cut short: the host is up, the URL is retried on its own.
+            self.health.record_success(url.host());
+        }
+        if let Some(reason) = error.host_failure() {
+            tracing::debug!(url = %url, %error, attempt = lease.attempt, "fetch failed (host failure)");
+            let outcome = self.host_failed(lease, &reason, started, false)?;
+            Ok((outcome, Some(line)))
+        } else if error.is_retryable() {
+            tracing::debug!(url = %url, %error, attempt = lease.attempt, "fetch failed, will retry");
+            Ok((HostOutcome::Retry, Some(line)))
+        } else {
+            tracing::info!(url = %url, %error, "fetch failed");
+            self.log_line(line)?;
+            Ok((HostOutcome::Failed, None))
+        }
+    }
+
+    /// Whether the page is not fetched: robots.txt disallows it, or its host has used its page
+    /// budget (a first try only). Its line is logged.
+    fn refused_before_fetch(
+        &self,
+        lease: &Lease,
+        policy: &dedupcrawl_frontier::RobotsPolicy,
+    ) -> Result<bool, CrawlError> {
+        let (url, entry) = (lease.url(), &lease.entry);
+        let line = if !policy.is_allowed(url) {
+            LogLine::new(
+                url.as_str(),
+                Decision::RobotsDisallowed,
+                entry.depth,
+                entry.via.clone(),
+            )
+        } else if lease.attempt == 0 && !self.take_host_page(url) {
+            let mut line = LogLine::new(
+                url.as_str(),
+                Decision::OutOfScope,
+                entry.depth,
+                entry.via.clone(),
+            );
+            line.note = Some("host page limit reached".into());
+            line
+        } else {
+            return Ok(false);
+        };
+        self.log_line(line)?;
+        Ok(true)
+    }
+
     /// Processes one leased URL: robots, fetch, response.
     async fn process(self: Arc<Self>, lease: Lease) -> Result<TaskOutput, CrawlError> {
         let url = lease.url().clone();
-        let entry = lease.entry.clone();
         // One read for what the state knows of the URL (a round trip on PostgreSQL), none
         // when nothing can have recorded anything of it (see `first_leases_unrecorded`).
         let progress = if self.first_leases_unrecorded && !lease.leased_before {
@@ -312,25 +378,7 @@ impl Engine {
             failure,
             pause_after,
         };
-        if !policy.is_allowed(&url) {
-            let line = LogLine::new(
-                url.as_str(),
-                Decision::RobotsDisallowed,
-                entry.depth,
-                entry.via.clone(),
-            );
-            self.log_line(line)?;
-            return Ok(output(HostOutcome::Failed, None));
-        }
-        if lease.attempt == 0 && !self.take_host_page(&url) {
-            let mut line = LogLine::new(
-                url.as_str(),
-                Decision::OutOfScope,
-                entry.depth,
-                entry.via.clone(),
-            );
-            line.note = Some("host page limit reached".into());
-            self.log_line(line)?;
+        if self.refused_before_fetch(&lease, &policy)? {
             return Ok(output(HostOutcome::Failed, None));
         }
         if extra_requests {
@@ -347,29 +395,8 @@ impl Engine {
         self.observe_fetch(url.host(), started, &fetched, host_delay);
         match fetched {
             Err(error) => {
-                let mut line = LogLine::new(
-                    url.as_str(),
-                    Decision::Error,
-                    entry.depth,
-                    entry.via.clone(),
-                );
-                line.error = Some(error.to_string());
-                if error.host_answered() {
-                    // A response cut short: the host is up, the URL is retried on its own.
-                    self.health.record_success(url.host());
-                }
-                if let Some(reason) = error.host_failure() {
-                    tracing::debug!(url = %url, %error, attempt = lease.attempt, "fetch failed (host failure)");
-                    let outcome = self.host_failed(&lease, &reason, started, false)?;
-                    Ok(output(outcome, Some(line)))
-                } else if error.is_retryable() {
-                    tracing::debug!(url = %url, %error, attempt = lease.attempt, "fetch failed, will retry");
-                    Ok(output(HostOutcome::Retry, Some(line)))
-                } else {
-                    tracing::info!(url = %url, %error, "fetch failed");
-                    self.log_line(line)?;
-                    Ok(output(HostOutcome::Failed, None))
-                }
+                let (outcome, failure) = self.fetch_failed(&lease, error, started)?;
+                Ok(output(outcome, failure))
             }
             Ok(response) => {
                 self.health.record_success(url.host());
