@@ -6,6 +6,8 @@
 //! lowercasing, IDNA, default-port removal, dot-segment resolution (also `%2e`), percent-encoding
 //! of characters that must be encoded. On top of it this module
 //! - drops the fragment and an empty query (`?`),
+//! - drops a user name and password (`http://user:pw@host/` is `http://host/`: credentials are
+//!   not part of a page's identity, and would be stored and archived with the URL),
 //! - normalises percent-encoding (RFC 3986 §6.2.2.2: `%7e` → `~`, `%2f` → `%2F`),
 //! - removes tracking and session-id parameters, in the query and as `;name=value`
 //!   path parameters (`;jsessionid=...`), names compared case-insensitively,
@@ -498,7 +500,6 @@ mod tests {
                 "http://example.com/?sidebar=1",
                 "http://example.com/?sidebar=1",
             ),
-            ("http://user:pw@example.com/", "http://user:pw@example.com/"),
             // IDNA, IP addresses
             ("http://BÜCHER.example/", "http://xn--bcher-kva.example/"),
             ("http://[::1]:8080/a", "http://[::1]:8080/a"),
