@@ -149,3 +149,98 @@ fn a_second_sigint_ends_the_crawl_at_once() {
     assert_eq!(status.code(), Some(130));
     assert_nothing_new_after(&site, signalled, &dir.path().join("out"));
 }
+
+/// A host whose robots.txt answers after `ROBOTS_DELAY` (everything else at once, robots.txt
+/// allowing all), logging each request's path as it arrives.
+struct SlowRobotsHost {
+    address: std::net::SocketAddr,
+    requests: std::sync::Arc<std::sync::Mutex<Vec<(String, Instant)>>>,
+}
+
+const ROBOTS_DELAY: Duration = Duration::from_secs(2);
+
+impl SlowRobotsHost {
+    fn start() -> SlowRobotsHost {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        let address = listener.local_addr().expect("address");
+        let requests = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let log = std::sync::Arc::clone(&requests);
+        std::thread::spawn(move || {
+            for stream in listener.incoming().flatten() {
+                let log = std::sync::Arc::clone(&log);
+                std::thread::spawn(move || answer(stream, &log));
+            }
+        });
+        SlowRobotsHost { address, requests }
+    }
+
+    fn paths(&self) -> Vec<String> {
+        let requests = self.requests.lock().unwrap_or_else(|e| e.into_inner());
+        requests.iter().map(|(path, _)| path.clone()).collect()
+    }
+}
+
+fn answer(stream: std::net::TcpStream, log: &std::sync::Mutex<Vec<(String, Instant)>>) {
+    use std::io::{BufRead as _, Write as _};
+    let mut reader = std::io::BufReader::new(match stream.try_clone() {
+        Ok(stream) => stream,
+        Err(_) => return,
+    });
+    let mut stream = stream;
+    loop {
+        let mut request_line = String::new();
+        if reader.read_line(&mut request_line).unwrap_or(0) == 0 {
+            return;
+        }
+        let mut header = String::new();
+        while reader.read_line(&mut header).unwrap_or(0) > 2 {
+            header.clear();
+        }
+        let path = request_line.split(' ').nth(1).unwrap_or("").to_string();
+        log.lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((path.clone(), Instant::now()));
+        let body = if path == "/robots.txt" {
+            std::thread::sleep(ROBOTS_DELAY);
+            "User-agent: *\nDisallow:\n".to_string()
+        } else {
+            format!("<html><body><p>page {path}</p><a href=\"/next\">next</a></body></html>")
+        };
+        let head = format!(
+            "HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ncontent-length: {}\r\n\r\n",
+            body.len()
+        );
+        if stream.write_all(head.as_bytes()).is_err() || stream.write_all(body.as_bytes()).is_err()
+        {
+            return;
+        }
+    }
+}
+
+#[test]
+fn after_a_signal_during_robots_txt_no_sitemap_probe_or_page_is_requested() {
+    let host = SlowRobotsHost::start();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = "[crawl]\nprogress = false\ninterrupt_grace_seconds = 10.0\n";
+    let mut child = support::crawl_command(dir.path(), config, "out")
+        .args(["--delay", "0", "--seed"])
+        .arg(format!("http://{}/", host.address))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start dedupcrawl crawl");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while host.paths().is_empty() {
+        assert!(Instant::now() < deadline, "robots.txt was never requested");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let signalled = Instant::now();
+    signal(&child, "SIGINT");
+    let status = wait_at_most(&mut child, Duration::from_secs(8)).expect("ends after robots.txt");
+    assert_eq!(status.code(), Some(130));
+    // robots.txt ended within the grace: the crawl stopped then, not at the grace's end.
+    assert!(signalled.elapsed() < ROBOTS_DELAY + Duration::from_secs(3));
+    assert_eq!(host.paths(), ["/robots.txt"], "requested after the signal");
+    let log = std::fs::read_to_string(dir.path().join("out/crawl.log.jsonl")).unwrap_or_default();
+    assert!(log.trim().is_empty(), "{log}");
+}
