@@ -4,11 +4,12 @@
 //! `dedupcrawl crawl --seed https://example.org/ --out DIR`; flags override config keys.
 //! Running the same command again on the same output directory resumes an interrupted crawl.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 use dedupcrawl_crawler::{
-    ConfigOverrides, CrawlConfig, CrawlReport, run_crawl, run_observed_crawl,
+    ConfigOverrides, CrawlConfig, CrawlReport, OutputLock, config_without_credentials,
+    run_locked_crawl,
 };
 
 /// The configuration of a crawl as it ran, saved in its output directory (`recrawl` reads it).
@@ -82,6 +83,11 @@ pub struct CrawlArgs {
     /// still printed on stdout).
     #[arg(long)]
     pub quiet: bool,
+    /// Extend the crawl in --out with the seeds given (--seed, or the config's): they are added
+    /// to the crawl's own seeds (without --config, the crawl's saved configuration is used).
+    /// Without it, seeds or a config other than the crawl's are refused: one OUT, one crawl.
+    #[arg(long)]
+    pub add_seeds: bool,
 }
 
 /// Installs the `tracing` subscriber for a crawl (level from `RUST_LOG`, else `level`). Does
@@ -108,20 +114,75 @@ pub const EXIT_ALL_SEED_HOSTS_GIVEN_UP: u8 = 4;
 
 /// Runs the crawl. `Ok(0)` when it ran to its end and at least one seed host answered (failed
 /// pages and given-up hosts are in the crawl log and the summary, not errors);
-/// `Ok(EXIT_ALL_SEED_HOSTS_GIVEN_UP)` when every seed host was given up.
+/// `Ok(EXIT_ALL_SEED_HOSTS_GIVEN_UP)` when every seed host was given up; 130 / 143 when SIGINT
+/// / SIGTERM interrupted it. A start that is refused (bad config or seeds, busy port, OUT in
+/// use or holding another crawl) writes nothing.
 pub fn run(mut args: CrawlArgs) -> anyhow::Result<u8> {
-    let mut config = match &args.config {
-        Some(path) => CrawlConfig::load(path)?,
-        None => CrawlConfig::default(),
-    };
     if args.config.is_none() && args.out.is_none() {
         anyhow::bail!("--out DIR is required without --config");
     }
+    let mut config = match &args.config {
+        Some(path) => CrawlConfig::load(path)?,
+        // Extending a crawl without --config: the crawl's own configuration, plus the seeds.
+        None if args.add_seeds => {
+            saved_config(args.out.as_deref().unwrap_or(Path::new("")))?.unwrap_or_default()
+        }
+        None => CrawlConfig::default(),
+    };
     config.apply(overrides(&mut args));
-    let (serve, token) = (args.serve, args.token.resolve());
-    run_with(config, &args, move |config| {
-        crawl_maybe_served(config, serve, token)
+    if args.add_seeds
+        && let Some(saved) = saved_config(&config.crawl.out)?
+    {
+        config = crate::same_crawl::with_added_seeds(&saved, config);
+    }
+    config.validate()?;
+    // Bound before anything is written: a busy port refuses the start.
+    let listener = match args.serve {
+        Some(address) => Some(bind_dashboard(address, args.token.resolve())?),
+        None => None,
+    };
+    let rule = SavedConfigRule::SameCrawl {
+        add_seeds: args.add_seeds,
+    };
+    run_with(config, &args, rule, move |config, lock| {
+        crawl_maybe_served(config, listener, lock)
     })
+}
+
+/// The dashboard's listening socket and its access token (a non-loopback address needs one).
+type DashboardListener = (std::net::TcpListener, dedupcrawl_observe::AccessToken);
+
+fn bind_dashboard(
+    address: std::net::SocketAddr,
+    token: Option<String>,
+) -> anyhow::Result<DashboardListener> {
+    let token = dedupcrawl_observe::AccessToken::for_address(address, token)?;
+    let listener = std::net::TcpListener::bind(address)
+        .with_context(|| format!("cannot listen on {address} (--serve)"))?;
+    listener
+        .set_nonblocking(true)
+        .context("cannot set up the dashboard's socket")?;
+    Ok((listener, token))
+}
+
+/// The configuration saved in `out`, if the directory holds a crawl that saved one.
+pub fn saved_config(out: &Path) -> anyhow::Result<Option<CrawlConfig>> {
+    let path = out.join(SAVED_CONFIG);
+    if !path.exists() {
+        return Ok(None);
+    }
+    let config = CrawlConfig::load(&path)
+        .with_context(|| format!("cannot read the crawl's saved {}", path.display()))?;
+    Ok(Some(config))
+}
+
+/// What a run checks against the configuration saved in OUT.
+#[derive(Debug, Clone, Copy)]
+pub enum SavedConfigRule {
+    /// `crawl`: the same crawl ([`crate::same_crawl::check`]), or more seeds with --add-seeds.
+    SameCrawl { add_seeds: bool },
+    /// `recrawl`: its config replaces the saved one.
+    Replace,
 }
 
 /// The config keys the flags replace (taken out of `args`).
@@ -142,11 +203,17 @@ pub fn overrides(args: &mut CrawlArgs) -> ConfigOverrides {
 }
 
 /// Runs `round` (a crawl or a recrawl) on `config` with the runtime flags of `args`
-/// (`--threads`, `--quiet`, `--log-format`), prints the summary, saves the config in the
-/// output directory; the exit status as [`run`] documents.
-pub fn run_with<F, Fut>(mut config: CrawlConfig, args: &CrawlArgs, round: F) -> anyhow::Result<u8>
+/// (`--threads`, `--quiet`, `--log-format`): validates, takes OUT's lock, checks the saved
+/// config (`rule`) and saves this one, in that order, so a refused start writes nothing;
+/// prints the summary; the exit status as [`run`] documents.
+pub fn run_with<F, Fut>(
+    mut config: CrawlConfig,
+    args: &CrawlArgs,
+    rule: SavedConfigRule,
+    round: F,
+) -> anyhow::Result<u8>
 where
-    F: FnOnce(CrawlConfig) -> Fut,
+    F: FnOnce(CrawlConfig, OutputLock) -> Fut,
     Fut: std::future::Future<Output = anyhow::Result<CrawlReport>>,
 {
     init_logging(args.log_format, "info");
@@ -155,35 +222,15 @@ where
     }
     config.validate()?;
     let out = config.crawl.out.clone();
-    std::fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
-    let saved = toml::to_string(&config).context("cannot write the config as TOML")?;
-    std::fs::write(out.join(SAVED_CONFIG), saved)
-        .with_context(|| format!("cannot save the config in {}", out.display()))?;
-    // Page processing (parse, dedup, WARC write) runs on the blocking pool: CPU-bound work
-    // gains nothing from more threads than cores, and each thread keeps its own stem cache,
-    // so an unbounded pool (tokio's default is 512) only costs memory.
-    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
-    let mut builder = tokio::runtime::Builder::new_multi_thread();
-    match args.threads {
-        Some(threads) => {
-            // On PostgreSQL a page's processing mostly waits for round trips to the database:
-            // more threads overlap those waits (the CPU work stays the same).
-            let waiting = if config.store.url.is_some() {
-                PAGE_THREADS_PER_THREAD_ON_POSTGRES
-            } else {
-                1
-            };
-            builder
-                .worker_threads(usize::from(threads))
-                .max_blocking_threads(usize::from(threads) * waiting)
-        }
-        None => builder.max_blocking_threads((2 * cores).max(4)),
-    };
-    let runtime = builder
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
-    let report = runtime.block_on(round(config)).map_err(|error| {
+    let lock = OutputLock::acquire(&out)?;
+    if let SavedConfigRule::SameCrawl { add_seeds } = rule
+        && let Some(saved) = saved_config(&out)?
+    {
+        crate::same_crawl::check(&saved, &config, add_seeds, &out)?;
+    }
+    save_config(&config, &out)?;
+    let runtime = runtime(args, config.store.url.is_some())?;
+    let report = runtime.block_on(round(config, lock)).map_err(|error| {
         // A full disk loses nothing (records are cut back, the state is kill-safe): say so.
         let hint = if format!("{error:#}").contains("No space left on device") {
             ": the disk is full; free space and run the same command to resume (nothing \
@@ -193,6 +240,9 @@ where
         };
         error.context(format!("crawl into {} failed{hint}", out.display()))
     })?;
+    // Page work of fetches dropped by an interrupt may still run: it is not waited for (the
+    // state is safe against a stop at any point).
+    runtime.shutdown_timeout(std::time::Duration::from_millis(500));
     println!("{}", report.summary());
     println!(
         "WARC files in {}, crawl log {}, report {}",
@@ -200,6 +250,14 @@ where
         out.join("crawl.log.jsonl").display(),
         out.join("report.json").display()
     );
+    if let Some(signal) = report.interrupted_by {
+        eprintln!(
+            "dedupcrawl: interrupted by {}: run the same command to resume (exit status {})",
+            signal.name(),
+            signal.exit_status()
+        );
+        return Ok(signal.exit_status());
+    }
     if report.every_seed_host_given_up {
         eprintln!(
             "dedupcrawl: every seed host was given up (see above and report.json); their URLs \
@@ -211,17 +269,59 @@ where
     Ok(0)
 }
 
-/// Runs the crawl; with `serve`, the dashboard and `/metrics` are served on that address until
-/// the crawl ends.
+/// Saves `config` as `OUT/crawl.toml` (`recrawl` reads it), without the seeds' credentials;
+/// an unchanged file is not written again.
+fn save_config(config: &CrawlConfig, out: &Path) -> anyhow::Result<()> {
+    let saved = toml::to_string(&config_without_credentials(config))
+        .context("cannot write the config as TOML")?;
+    let path = out.join(SAVED_CONFIG);
+    if std::fs::read(&path).is_ok_and(|bytes| bytes == saved.as_bytes()) {
+        return Ok(());
+    }
+    std::fs::write(&path, saved)
+        .with_context(|| format!("cannot save the config in {}", out.display()))
+}
+
+/// The async runtime of a crawl, sized by `--threads`.
+fn runtime(args: &CrawlArgs, on_postgres: bool) -> anyhow::Result<tokio::runtime::Runtime> {
+    // Page processing (parse, dedup, WARC write) runs on the blocking pool: CPU-bound work
+    // gains nothing from more threads than cores, and each thread keeps its own stem cache,
+    // so an unbounded pool (tokio's default is 512) only costs memory.
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let mut builder = tokio::runtime::Builder::new_multi_thread();
+    match args.threads {
+        Some(threads) => {
+            // On PostgreSQL a page's processing mostly waits for round trips to the database:
+            // more threads overlap those waits (the CPU work stays the same).
+            let waiting = if on_postgres {
+                PAGE_THREADS_PER_THREAD_ON_POSTGRES
+            } else {
+                1
+            };
+            builder
+                .worker_threads(usize::from(threads))
+                .max_blocking_threads(usize::from(threads) * waiting)
+        }
+        None => builder.max_blocking_threads((2 * cores).max(4)),
+    };
+    builder
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")
+}
+
+/// Runs the crawl; with `listener`, the dashboard and `/metrics` are served on it until the
+/// crawl ends.
 async fn crawl_maybe_served(
     config: CrawlConfig,
-    serve: Option<std::net::SocketAddr>,
-    token: Option<String>,
+    listener: Option<DashboardListener>,
+    lock: OutputLock,
 ) -> anyhow::Result<CrawlReport> {
-    let Some(address) = serve else {
-        return Ok(run_crawl(config).await?);
+    let Some((listener, token)) = listener else {
+        let observer = std::sync::Arc::new(dedupcrawl_observe::CrawlObserver::unobserved());
+        return Ok(run_locked_crawl(config, observer, lock).await?);
     };
-    let (listener, token) = dedupcrawl_observe::bind(address, token).await?;
+    let listener = tokio::net::TcpListener::from_std(listener).context("dashboard socket")?;
     let bound = listener.local_addr().context("listening address")?;
     let mut dashboard = dedupcrawl_observe::Dashboard::new();
     let observer = dashboard.add_crawl_with_queries(
@@ -240,7 +340,7 @@ async fn crawl_maybe_served(
             let _ = stopped.await;
         },
     ));
-    let report = run_observed_crawl(config, observer).await;
+    let report = run_locked_crawl(config, observer, lock).await;
     let _ = stop.send(());
     if let Err(error) = server.await.context("dashboard server")? {
         tracing::warn!("{error}");

@@ -18,6 +18,7 @@ mod progress_lines;
 mod recrawl;
 mod repair;
 mod round_state;
+mod same_crawl;
 mod schedule;
 mod serve;
 mod serve_access;

@@ -6,9 +6,9 @@
 use std::path::PathBuf;
 
 use anyhow::Context as _;
-use dedupcrawl_crawler::{CrawlConfig, run_recrawl};
+use dedupcrawl_crawler::{CrawlConfig, run_locked_recrawl};
 
-use crate::crawl::{CrawlArgs, SAVED_CONFIG, overrides};
+use crate::crawl::{CrawlArgs, SAVED_CONFIG, SavedConfigRule, overrides};
 
 #[derive(Debug, clap::Args)]
 pub struct RecrawlArgs {
@@ -44,7 +44,10 @@ pub fn run(args: RecrawlArgs) -> anyhow::Result<u8> {
     }
     crawl.out = Some(out_dir.clone());
     config.apply(overrides(&mut crawl));
-    crate::crawl::run_with(config, &crawl, move |config| async move {
-        Ok(run_recrawl(config, all).await?)
-    })
+    crate::crawl::run_with(
+        config,
+        &crawl,
+        SavedConfigRule::Replace,
+        move |config, lock| async move { Ok(run_locked_recrawl(config, all, lock).await?) },
+    )
 }

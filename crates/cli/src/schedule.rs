@@ -156,15 +156,17 @@ fn start_round(site: &ScheduledSite, state: &ScheduledSiteState) -> anyhow::Resu
 }
 
 /// A round must not outlive a killed `schedule` (the restarted one would start the same
-/// site's round again): the kernel sends it SIGTERM when its parent dies. The round resumes
-/// on the next start, as any interrupted crawl does.
+/// site's round again, and find its OUT locked): the kernel sends it SIGKILL when its parent
+/// dies. Not SIGTERM: a crawl gives its fetches in flight a grace after SIGTERM, and would
+/// hold its OUT through the restart. The round resumes on the next start, as any killed
+/// crawl does.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 fn end_with_parent(command: &mut Command) {
     use std::os::unix::process::CommandExt as _;
     // SAFETY: prctl is async-signal-safe and touches only the child's own attributes.
     unsafe {
         command.pre_exec(|| {
-            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM) == -1 {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) == -1 {
                 return Err(std::io::Error::last_os_error());
             }
             Ok(())

@@ -28,6 +28,11 @@ pub const DEFAULT_MAX_MEMORY_MB: u64 = 512;
 /// needs about this much before the first page.
 pub const MIN_MAX_MEMORY_MB: u64 = 64;
 
+/// Default of `crawl.interrupt_grace_seconds`.
+pub const DEFAULT_INTERRUPT_GRACE_SECONDS: f64 = 5.0;
+/// Largest `crawl.interrupt_grace_seconds` accepted.
+pub const MAX_INTERRUPT_GRACE_SECONDS: f64 = 600.0;
+
 /// The whole configuration of one crawl.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -98,6 +103,10 @@ pub struct CrawlSettings {
     /// Seconds between two checkpoints of the state: sled is flushed and the WARC position
     /// it covers is recorded, so a resume rescans only the WARC written after it.
     pub checkpoint_every: f64,
+    /// After SIGINT or SIGTERM no new request starts; the fetches in flight get at most this
+    /// many seconds to end before they are dropped (a second signal drops them at once). The
+    /// URLs dropped are fetched again when the crawl is resumed.
+    pub interrupt_grace_seconds: f64,
     /// A duplicate's content links to targets its original does not link to are followed
     /// when they are at least this share of its content link targets (0..1; see
     /// `duplicate_links`)...
@@ -143,6 +152,7 @@ impl Default for CrawlSettings {
             progress: true,
             progress_every: 10.0,
             checkpoint_every: 2.0,
+            interrupt_grace_seconds: DEFAULT_INTERRUPT_GRACE_SECONDS,
             duplicate_links_min_share: 0.5,
             duplicate_links_min_count: 3,
             duplicate_links_max_hops: 8,
@@ -280,6 +290,9 @@ pub struct ArchiveSettings {
     pub near_duplicates: NearDuplicatePolicy,
     /// Archive 3xx responses (so replay can follow redirects).
     pub redirects: bool,
+    /// Keep the values of `Authorization` and `Cookie` headers in WARC request records
+    /// (default: each value is replaced by `redacted`; the request still sends them).
+    pub keep_credential_headers: bool,
 }
 
 impl Default for ArchiveSettings {
@@ -290,6 +303,7 @@ impl Default for ArchiveSettings {
             non_html: NonHtmlPolicy::Archive,
             near_duplicates: NearDuplicatePolicy::Log,
             redirects: true,
+            keep_credential_headers: false,
         }
     }
 }

@@ -3,17 +3,18 @@
 //! handler (`page.rs`) both build on it.
 
 use std::collections::HashMap;
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use dedupcrawl_archive::{CdxjWriter, WarcWriter};
-use dedupcrawl_fetch::Fetcher;
+use dedupcrawl_fetch::{BasicCredentials, Fetcher};
 use dedupcrawl_frontier::{CanonicalizationRules, FrontierStore, RobotsCache, RobotsConfig};
 use dedupcrawl_pipeline::DedupStage;
 
 use crate::config::{CrawlConfig, ResolvedSite};
 use crate::crawl_log::CrawlLog;
 use crate::crawl_state::{CrawlStateStore, RoundState, Soft404Probe};
+use crate::error::CrawlError;
 use crate::host_health::{GivenUpHost, HostHealth};
 use crate::log_checkpoint::LogCounts;
 use crate::report::CrawlReport;
@@ -73,4 +74,32 @@ pub(crate) struct Engine {
     /// What each host's soft-404 probes found, read from the crawl state once (`None`: the
     /// host is not probed; [`crate::soft_404`]).
     pub(crate) soft_404: Mutex<HashMap<String, Option<Arc<Soft404Probe>>>>,
+    /// The seeds' credentials by origin, sent with every request of the origin's pages
+    /// ([`crate::credentials`]).
+    pub(crate) credentials: HashMap<String, BasicCredentials>,
+    /// Set by an interrupt: no new request starts ([`Engine::ensure_not_stopping`]).
+    pub(crate) stopping: AtomicBool,
+}
+
+impl Engine {
+    /// From now on no new request starts (an interrupt).
+    pub(crate) fn stop_new_requests(&self) {
+        self.stopping.store(true, Ordering::SeqCst);
+    }
+
+    /// [`CrawlError::Interrupted`] once the crawl is stopping: called before every request
+    /// (page, robots.txt, sitemap, soft-404 probe), so nothing new starts after an interrupt.
+    pub(crate) fn ensure_not_stopping(&self) -> Result<(), CrawlError> {
+        if self.stopping.load(Ordering::SeqCst) {
+            return Err(CrawlError::Interrupted);
+        }
+        Ok(())
+    }
+
+    /// The seed credentials for `url`'s origin, if a seed of that origin had some.
+    pub(crate) fn credentials_for(&self, url: &url::Url) -> Option<BasicCredentials> {
+        self.credentials
+            .get(&url.origin().ascii_serialization())
+            .cloned()
+    }
 }

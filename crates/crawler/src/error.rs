@@ -76,6 +76,18 @@ pub enum CrawlError {
     Archive(#[from] dedupcrawl_archive::ArchiveError),
     #[error(transparent)]
     Fetch(#[from] dedupcrawl_fetch::FetchError),
+    /// Another process crawls into this output directory (it holds `OUT/crawl.lock`).
+    #[error(
+        "{} is in use by another crawl (its lock {} is held): wait for it to finish, or use \
+         another --out",
+        out.display(),
+        lock.display()
+    )]
+    OutputLocked { out: PathBuf, lock: PathBuf },
+    /// The crawl was interrupted (SIGINT, SIGTERM) before this step: it did not start. Not a
+    /// failure: the URL stays in the frontier for the next run.
+    #[error("interrupted: the crawl is stopping")]
+    Interrupted,
     /// Another `dedupcrawl schedule` holds this schedule's state (`place` says where).
     #[error(
         "another `dedupcrawl schedule` runs on {place}: stop it first, or give this schedule {remedy}"

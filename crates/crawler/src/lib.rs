@@ -110,6 +110,7 @@ mod config;
 mod context;
 mod crawl_log;
 mod crawl_state;
+mod credentials;
 mod directory_lock;
 mod duplicate_links;
 mod engine;
@@ -121,6 +122,7 @@ mod lost_pages;
 mod memory_gate;
 mod mutex;
 mod observe_hooks;
+mod output_lock;
 mod output_paths;
 mod page;
 mod page_archive;
@@ -142,6 +144,7 @@ mod sled_crawl_state;
 mod soft_404;
 mod soft_404_model;
 mod state_repair;
+mod stop_signal;
 mod stores;
 mod watchdog;
 
@@ -153,14 +156,19 @@ pub use config::{
 };
 pub use crawl_log::{CrawlLog, Decision, HOST_GIVEN_UP_NOTE, LogLine, read_crawl_log};
 pub use crawl_state::ScheduledSiteState;
-pub use engine::{run_crawl, run_observed_crawl, run_recrawl};
+pub use credentials::{REDACTED, config_without_credentials, without_credentials};
+pub use engine::{
+    run_crawl, run_locked_crawl, run_locked_recrawl, run_observed_crawl, run_recrawl,
+};
 pub use error::CrawlError;
 pub use host_health::GivenUpHost;
 pub use observe_hooks::observe_line;
+pub use output_lock::OutputLock;
 pub use output_paths::{OutputPaths, warc_files};
 pub use recrawl_settings::RecrawlSettings;
 pub use report::{CrawlReport, HostReport, ResumeScan};
 pub use schedule_book::ScheduleBook;
 pub use site_schedule::SiteSchedule;
 pub use state_repair::{StateRepair, repair_state};
+pub use stop_signal::StopSignal;
 pub use stores::{crawl_output_dirs, open_crawl_index};

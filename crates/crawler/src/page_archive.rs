@@ -45,14 +45,20 @@ impl Fetched<'_> {
         }
     }
 
+    /// The request and response heads as archived: the request's credential headers
+    /// redacted unless `archive.keep_credential_headers`.
     pub(crate) fn heads(&self) -> (HttpRequestHead, HttpResponseHead) {
         let request = &self.response.request;
+        let mut request_headers = request.headers.clone();
+        if !self.engine.config.archive.keep_credential_headers {
+            crate::credentials::redact_credential_headers(&mut request_headers);
+        }
         (
             HttpRequestHead {
                 method: request.method.clone(),
                 target: request.target.clone(),
                 version: request.version.as_str().to_string(),
-                headers: request.headers.clone(),
+                headers: request_headers,
             },
             HttpResponseHead {
                 version: self.response.version.as_str().to_string(),

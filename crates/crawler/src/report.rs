@@ -66,6 +66,10 @@ pub struct CrawlReport {
     /// dashboard shows as "in index" for a crawl on disk). None: the index did not answer.
     #[serde(default)]
     pub index_documents: Option<u64>,
+    /// The signal that interrupted this run (`dedupcrawl crawl` exits 130 for SIGINT, 143
+    /// for SIGTERM); absent when the run was not interrupted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interrupted_by: Option<crate::StopSignal>,
     /// What this run read of the WARC files written before it (not written to report.json).
     #[serde(skip)]
     pub resume_scan: ResumeScan,

@@ -46,6 +46,7 @@ impl Engine {
         if let Some(policy) = self.robots.get(&host, Instant::now()) {
             return Ok(RobotsStep::Ready(policy, false));
         }
+        self.ensure_not_stopping()?;
         let policy = match self.fetch_robots(url).await {
             Ok(policy) => policy,
             Err(reason) => return Ok(RobotsStep::Failed(reason)),
@@ -139,6 +140,8 @@ impl Engine {
             };
             read += 1;
             tokio::time::sleep(delay).await;
+            // Interrupted: the host's sitemaps are not marked read, the next run reads them.
+            self.ensure_not_stopping()?;
             let response = match self.fetcher.fetch(request).await {
                 Ok(response) if response.status == 200 => response,
                 Ok(response) => {

@@ -91,6 +91,8 @@ impl Engine {
             target.set_query(None);
             target.set_fragment(None);
             tokio::time::sleep(delay).await;
+            // Interrupted: nothing is recorded, the host is probed on the next run.
+            self.ensure_not_stopping()?;
             match self.fetcher.fetch(FetchRequest::new(target.clone())).await {
                 Ok(response) => {
                     let html = response.status == 200 && response.is_html();

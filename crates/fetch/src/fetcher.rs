@@ -25,6 +25,25 @@ pub struct FetchRequest {
     pub if_none_match: Option<String>,
     /// Sent as `If-Modified-Since` (a `Last-Modified` from a previous fetch).
     pub if_modified_since: Option<String>,
+    /// Sent as `Authorization: Basic` (the URL itself carries no user name or password).
+    pub basic_auth: Option<BasicCredentials>,
+}
+
+/// A user name and password for HTTP Basic authentication. Its `Debug` leaves the password
+/// out.
+#[derive(Clone, PartialEq, Eq)]
+pub struct BasicCredentials {
+    pub user: String,
+    pub password: Option<String>,
+}
+
+impl std::fmt::Debug for BasicCredentials {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BasicCredentials")
+            .field("user", &self.user)
+            .field("password", &self.password.as_ref().map(|_| "redacted"))
+            .finish()
+    }
 }
 
 impl FetchRequest {
@@ -34,6 +53,7 @@ impl FetchRequest {
             url,
             if_none_match: None,
             if_modified_since: None,
+            basic_auth: None,
         }
     }
 
@@ -177,15 +197,17 @@ impl Fetcher {
         let started_at = Utc::now();
         let start = Instant::now();
 
-        let built = self
+        let mut builder = self
             .client
             .get(url.clone())
-            .headers(self.request_headers(request)?)
-            .build()
-            .map_err(|e| FetchError::InvalidUrl {
-                url: url.to_string(),
-                reason: e.to_string(),
-            })?;
+            .headers(self.request_headers(request)?);
+        if let Some(credentials) = &request.basic_auth {
+            builder = builder.basic_auth(&credentials.user, credentials.password.as_ref());
+        }
+        let built = builder.build().map_err(|e| FetchError::InvalidUrl {
+            url: url.to_string(),
+            reason: e.to_string(),
+        })?;
         let sent_headers: Vec<HeaderField> = built
             .headers()
             .iter()

@@ -79,7 +79,7 @@ pub use body::decode_content_encoding;
 pub use charset::{DecodedText, EncodingSource, decode_bytes, decode_text};
 pub use config::{DEFAULT_USER_AGENT, FetchConfig, OversizePolicy};
 pub use error::{BoxError, FetchError, TimeoutPhase};
-pub use fetcher::{FetchRequest, Fetcher};
+pub use fetcher::{BasicCredentials, FetchRequest, Fetcher};
 pub use resolve::NotInTable;
 pub use response::{FetchedResponse, HeaderField, HttpVersion, RequestHead, Validators};
 pub use status::{StatusClass, classify_status, parse_retry_after, retry_after};

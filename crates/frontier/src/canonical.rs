@@ -6,6 +6,8 @@
 //! lowercasing, IDNA, default-port removal, dot-segment resolution (also `%2e`), percent-encoding
 //! of characters that must be encoded. On top of it this module
 //! - drops the fragment and an empty query (`?`),
+//! - drops a user name and password (`http://user:pw@host/` is `http://host/`: credentials are
+//!   not part of a page's identity, and would be stored and archived with the URL),
 //! - normalises percent-encoding (RFC 3986 §6.2.2.2: `%7e` → `~`, `%2f` → `%2F`),
 //! - removes tracking and session-id parameters, in the query and as `;name=value`
 //!   path parameters (`;jsessionid=...`), names compared case-insensitively,
@@ -178,6 +180,13 @@ impl CanonicalUrl {
             url.set_host(Some(&trimmed))?;
         }
         url.set_fragment(None);
+        // A user name and password are credentials, not part of the page's identity: they
+        // would end up in the state, the crawl log and the archive (the crawler sends seeds'
+        // credentials as a header instead).
+        if !url.username().is_empty() || url.password().is_some() {
+            let _ = url.set_username("");
+            let _ = url.set_password(None);
+        }
 
         let path = canonical_path(url.path(), rules);
         if path != url.path() {
@@ -398,6 +407,9 @@ mod tests {
             ("https://example.com:80/a", "https://example.com:80/a"),
             ("http://example.com", "http://example.com/"),
             ("http://example.com./a", "http://example.com/a"),
+            // credentials are not part of a URL's identity
+            ("http://user:pw@example.com/a", "http://example.com/a"),
+            ("http://user@example.com:8080/", "http://example.com:8080/"),
             // dot segments
             ("http://example.com/a/./b/../c", "http://example.com/a/c"),
             ("http://example.com/a/%2e%2E/c", "http://example.com/c"),
@@ -488,7 +500,6 @@ mod tests {
                 "http://example.com/?sidebar=1",
                 "http://example.com/?sidebar=1",
             ),
-            ("http://user:pw@example.com/", "http://user:pw@example.com/"),
             // IDNA, IP addresses
             ("http://BÜCHER.example/", "http://xn--bcher-kva.example/"),
             ("http://[::1]:8080/a", "http://[::1]:8080/a"),

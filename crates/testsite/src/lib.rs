@@ -144,6 +144,8 @@ pub struct RequestRecord {
     /// When the request arrived (before the handler ran).
     pub at: Instant,
     pub user_agent: Option<String>,
+    /// The `Authorization` header as sent (the credentials of a seed `http://user:pw@host/`).
+    pub authorization: Option<String>,
 }
 
 impl RequestRecord {
@@ -328,6 +330,11 @@ async fn log_request(State(ctx): State<LogCtx>, req: Request, next: Next) -> Res
         user_agent: req
             .headers()
             .get(header::USER_AGENT)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string),
+        authorization: req
+            .headers()
+            .get(header::AUTHORIZATION)
             .and_then(|v| v.to_str().ok())
             .map(str::to_string),
     };

@@ -2,8 +2,9 @@
 //! naming the key, section by section.
 
 use super::{
-    CrawlConfig, DEFAULT_MAX_MEMORY_MB, MIN_MAX_MEMORY_MB, compile_patterns, positive_seconds,
-    seconds, threshold_check,
+    CrawlConfig, DEFAULT_INTERRUPT_GRACE_SECONDS, DEFAULT_MAX_MEMORY_MB,
+    MAX_INTERRUPT_GRACE_SECONDS, MIN_MAX_MEMORY_MB, compile_patterns, positive_seconds, seconds,
+    threshold_check,
 };
 use crate::error::CrawlError;
 use crate::site_schedule::SiteSchedule;
@@ -44,6 +45,14 @@ impl CrawlConfig {
         seconds("crawl.max_crawl_delay", c.max_crawl_delay)?;
         positive_seconds("crawl.checkpoint_every", c.checkpoint_every)?;
         positive_seconds("crawl.progress_every", c.progress_every)?;
+        if !(0.0..=MAX_INTERRUPT_GRACE_SECONDS).contains(&c.interrupt_grace_seconds) {
+            return Err(CrawlError::ConfigValue(format!(
+                "crawl.interrupt_grace_seconds = {} must be between 0 and \
+                 {MAX_INTERRUPT_GRACE_SECONDS} (default {DEFAULT_INTERRUPT_GRACE_SECONDS}: how \
+                 long fetches in flight may end after Ctrl-C)",
+                c.interrupt_grace_seconds
+            )));
+        }
         if c.user_agent.trim().is_empty() || c.user_agent.contains(['\r', '\n']) {
             return Err(CrawlError::ConfigValue(
                 "crawl.user_agent must be a non-empty single line".into(),

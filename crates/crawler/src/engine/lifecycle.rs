@@ -6,6 +6,7 @@ use crate::error::CrawlError;
 use crate::mutex::lock;
 use crate::output_paths::{OutputPaths, warc_files};
 use crate::report::CrawlReport;
+use crate::stop_signal::StopSignal;
 
 impl Engine {
     /// Flushes the archive and the state, then records the WARC position the flushed state
@@ -50,7 +51,11 @@ impl Engine {
         Ok(())
     }
 
-    pub(super) fn close(&self, finished: bool) -> Result<CrawlReport, CrawlError> {
+    pub(super) fn close(
+        &self,
+        finished: bool,
+        interrupted: Option<StopSignal>,
+    ) -> Result<CrawlReport, CrawlError> {
         let paths = OutputPaths::new(&self.config.crawl.out);
         {
             let mut archive = lock(&self.archive);
@@ -68,6 +73,7 @@ impl Engine {
             sink.report.clone()
         };
         report.finished = finished;
+        report.interrupted_by = interrupted;
         if finished {
             let mut round = self.round.clone();
             round.seeded = true;

@@ -20,6 +20,7 @@ use crate::error::CrawlError;
 use crate::host_health::{GivenUpHost, Verdict};
 use crate::mutex::lock;
 use crate::observe_hooks::observe_line;
+use crate::output_lock::OutputLock;
 use crate::output_paths::OutputPaths;
 use crate::report::CrawlReport;
 use crate::revisit::RoundStart;
@@ -29,11 +30,15 @@ use main_loop::{TaskOutput, main_loop};
 
 /// Runs a crawl to the end (frontier empty, page budget reached, or Ctrl-C) and returns its
 /// report (also written to `OUT/report.json`).
+///
+/// The output directory's [`OutputLock`] is taken first: another crawl there is refused at
+/// once ([`CrawlError::OutputLocked`]), before anything is written.
 pub async fn run_crawl(config: CrawlConfig) -> Result<CrawlReport, CrawlError> {
     run_round(
         config,
         RoundStart::Continue,
         Arc::new(CrawlObserver::unobserved()),
+        None,
     )
     .await
 }
@@ -43,7 +48,17 @@ pub async fn run_observed_crawl(
     config: CrawlConfig,
     observer: Arc<CrawlObserver>,
 ) -> Result<CrawlReport, CrawlError> {
-    run_round(config, RoundStart::Continue, observer).await
+    run_round(config, RoundStart::Continue, observer, None).await
+}
+
+/// [`run_observed_crawl`] in an output directory whose lock the caller took (to write there
+/// before the crawl starts, as `dedupcrawl crawl` saves its config).
+pub async fn run_locked_crawl(
+    config: CrawlConfig,
+    observer: Arc<CrawlObserver>,
+    lock: OutputLock,
+) -> Result<CrawlReport, CrawlError> {
+    run_round(config, RoundStart::Continue, observer, Some(lock)).await
 }
 
 /// Runs one new round over an earlier crawl (`dedupcrawl recrawl`): the URLs whose revisit is
@@ -54,16 +69,38 @@ pub async fn run_recrawl(config: CrawlConfig, all: bool) -> Result<CrawlReport, 
         config,
         RoundStart::New { all },
         Arc::new(CrawlObserver::unobserved()),
+        None,
     )
     .await
 }
 
+/// [`run_recrawl`] in an output directory whose lock the caller took.
+pub async fn run_locked_recrawl(
+    config: CrawlConfig,
+    all: bool,
+    lock: OutputLock,
+) -> Result<CrawlReport, CrawlError> {
+    run_round(
+        config,
+        RoundStart::New { all },
+        Arc::new(CrawlObserver::unobserved()),
+        Some(lock),
+    )
+    .await
+}
+
+/// Runs one round holding the output directory's lock (`lock`, or taken here).
 async fn run_round(
     config: CrawlConfig,
     start: RoundStart,
     observer: Arc<CrawlObserver>,
+    lock: Option<OutputLock>,
 ) -> Result<CrawlReport, CrawlError> {
     config.validate()?;
+    let _lock = match lock {
+        Some(lock) => lock,
+        None => OutputLock::acquire(&config.crawl.out)?,
+    };
     let paths = OutputPaths::new(&config.crawl.out);
     let engine = tokio::task::spawn_blocking(move || Engine::open(config, &paths, start, observer))
         .await
@@ -79,11 +116,12 @@ async fn run_round(
         crate::watchdog::exit_on_stall(OutputPaths::new(&engine.config.crawl.out).state),
     );
     engine.seed()?;
-    let finished = main_loop(&engine).await?;
+    let end = main_loop(&engine).await?;
     let engine_for_close = Arc::clone(&engine);
-    let report = tokio::task::spawn_blocking(move || engine_for_close.close(finished))
-        .await
-        .map_err(|e| CrawlError::Worker(e.to_string()))?;
+    let report =
+        tokio::task::spawn_blocking(move || engine_for_close.close(end.finished, end.interrupted))
+            .await
+            .map_err(|e| CrawlError::Worker(e.to_string()))?;
     engine.observe_sizes();
     engine.observer.finished();
     report
@@ -233,10 +271,76 @@ impl Engine {
         Ok(())
     }
 
+    /// A failed page fetch: the host backs off (a connection-level failure), the URL is
+    /// retried, or its `error` line is logged. The outcome, and the line to log if the
+    /// frontier gives up on the URL.
+    fn fetch_failed(
+        &self,
+        lease: &Lease,
+        error: dedupcrawl_fetch::FetchError,
+        started: Instant,
+    ) -> Result<(HostOutcome, Option<LogLine>), CrawlError> {
+        let url = lease.url();
+        let entry = &lease.entry;
+        let mut line = LogLine::new(
+            url.as_str(),
+            Decision::Error,
+            entry.depth,
+            entry.via.clone(),
+        );
+        line.error = Some(error.to_string());
+        if error.host_answered() {
+            // A response cut short: the host is up, the URL is retried on its own.
+            self.health.record_success(url.host());
+        }
+        if let Some(reason) = error.host_failure() {
+            tracing::debug!(url = %url, %error, attempt = lease.attempt, "fetch failed (host failure)");
+            let outcome = self.host_failed(lease, &reason, started, false)?;
+            Ok((outcome, Some(line)))
+        } else if error.is_retryable() {
+            tracing::debug!(url = %url, %error, attempt = lease.attempt, "fetch failed, will retry");
+            Ok((HostOutcome::Retry, Some(line)))
+        } else {
+            tracing::info!(url = %url, %error, "fetch failed");
+            self.log_line(line)?;
+            Ok((HostOutcome::Failed, None))
+        }
+    }
+
+    /// Whether the page is not fetched: robots.txt disallows it, or its host has used its page
+    /// budget (a first try only). Its line is logged.
+    fn refused_before_fetch(
+        &self,
+        lease: &Lease,
+        policy: &dedupcrawl_frontier::RobotsPolicy,
+    ) -> Result<bool, CrawlError> {
+        let (url, entry) = (lease.url(), &lease.entry);
+        let line = if !policy.is_allowed(url) {
+            LogLine::new(
+                url.as_str(),
+                Decision::RobotsDisallowed,
+                entry.depth,
+                entry.via.clone(),
+            )
+        } else if lease.attempt == 0 && !self.take_host_page(url) {
+            let mut line = LogLine::new(
+                url.as_str(),
+                Decision::OutOfScope,
+                entry.depth,
+                entry.via.clone(),
+            );
+            line.note = Some("host page limit reached".into());
+            line
+        } else {
+            return Ok(false);
+        };
+        self.log_line(line)?;
+        Ok(true)
+    }
+
     /// Processes one leased URL: robots, fetch, response.
     async fn process(self: Arc<Self>, lease: Lease) -> Result<TaskOutput, CrawlError> {
         let url = lease.url().clone();
-        let entry = lease.entry.clone();
         // One read for what the state knows of the URL (a round trip on PostgreSQL), none
         // when nothing can have recorded anything of it (see `first_leases_unrecorded`).
         let progress = if self.first_leases_unrecorded && !lease.leased_before {
@@ -274,62 +378,25 @@ impl Engine {
             failure,
             pause_after,
         };
-        if !policy.is_allowed(&url) {
-            let line = LogLine::new(
-                url.as_str(),
-                Decision::RobotsDisallowed,
-                entry.depth,
-                entry.via.clone(),
-            );
-            self.log_line(line)?;
-            return Ok(output(HostOutcome::Failed, None));
-        }
-        if lease.attempt == 0 && !self.take_host_page(&url) {
-            let mut line = LogLine::new(
-                url.as_str(),
-                Decision::OutOfScope,
-                entry.depth,
-                entry.via.clone(),
-            );
-            line.note = Some("host page limit reached".into());
-            self.log_line(line)?;
+        if self.refused_before_fetch(&lease, &policy)? {
             return Ok(output(HostOutcome::Failed, None));
         }
         if extra_requests {
             // robots.txt (and sitemaps) were just fetched: keep the host's delay before the page.
             tokio::time::sleep(host_delay).await;
         }
+        self.ensure_not_stopping()?;
         let started = Instant::now();
         let previous = crate::revisit::previous_version(&self, &progress);
-        let request = crate::revisit::request_for(&url, previous.as_ref());
+        let mut request = crate::revisit::request_for(&url, previous.as_ref());
+        request.basic_auth = self.credentials_for(url.url());
         let fetched = self.fetcher.fetch(request).await;
         self.progress.fetched.fetch_add(1, Ordering::Relaxed);
         self.observe_fetch(url.host(), started, &fetched, host_delay);
         match fetched {
             Err(error) => {
-                let mut line = LogLine::new(
-                    url.as_str(),
-                    Decision::Error,
-                    entry.depth,
-                    entry.via.clone(),
-                );
-                line.error = Some(error.to_string());
-                if error.host_answered() {
-                    // A response cut short: the host is up, the URL is retried on its own.
-                    self.health.record_success(url.host());
-                }
-                if let Some(reason) = error.host_failure() {
-                    tracing::debug!(url = %url, %error, attempt = lease.attempt, "fetch failed (host failure)");
-                    let outcome = self.host_failed(&lease, &reason, started, false)?;
-                    Ok(output(outcome, Some(line)))
-                } else if error.is_retryable() {
-                    tracing::debug!(url = %url, %error, attempt = lease.attempt, "fetch failed, will retry");
-                    Ok(output(HostOutcome::Retry, Some(line)))
-                } else {
-                    tracing::info!(url = %url, %error, "fetch failed");
-                    self.log_line(line)?;
-                    Ok(output(HostOutcome::Failed, None))
-                }
+                let (outcome, failure) = self.fetch_failed(&lease, error, started)?;
+                Ok(output(outcome, failure))
             }
             Ok(response) => {
                 self.health.record_success(url.host());

@@ -247,6 +247,8 @@ impl Engine {
             given_up: Mutex::new(Vec::new()),
             seeds_logged: Mutex::new(std::collections::HashSet::new()),
             soft_404: Mutex::new(HashMap::new()),
+            credentials: crate::credentials::seed_credentials(&config),
+            stopping: std::sync::atomic::AtomicBool::new(false),
             round,
             first_leases_unrecorded,
             rules: config.canonicalization.rules(),
