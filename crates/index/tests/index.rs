@@ -32,7 +32,7 @@ fn a_missing_document_log_is_a_clear_error() {
     assert!(
         error
             .to_string()
-            .contains("delete the whole index directory"),
+            .contains("dedupcrawl repair OUT"),
         "{error}"
     );
     // A fresh index has no log yet, and that is fine.
