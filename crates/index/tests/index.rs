@@ -30,9 +30,7 @@ fn a_missing_document_log_is_a_clear_error() {
     let error = SledDedupIndex::open(dir.path(), IndexConfig::default()).unwrap_err();
     assert!(matches!(error, IndexError::MissingLog { .. }), "{error}");
     assert!(
-        error
-            .to_string()
-            .contains("dedupcrawl repair OUT"),
+        error.to_string().contains("dedupcrawl repair OUT"),
         "{error}"
     );
     // A fresh index has no log yet, and that is fine.
