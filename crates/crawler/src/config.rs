@@ -80,6 +80,10 @@ pub struct CrawlSettings {
     pub max_links_per_page: usize,
     /// Seed the frontier from robots.txt `Sitemap:` lines and `/sitemap.xml`.
     pub sitemaps: bool,
+    /// Follow the page URLs written in scripts: inline scripts' string literals, and in-scope
+    /// `<script src>` files, fetched once each (politely, archived as non-HTML) and read the
+    /// same way ([`dedupcrawl_textprep::links_in_script`]).
+    pub script_links: bool,
     /// Random paths that cannot exist requested per host to learn its soft-404 answer
     /// (0: off; at most 4).
     pub soft_404_probes: u32,
@@ -144,6 +148,7 @@ impl Default for CrawlSettings {
             max_redirects: 5,
             max_links_per_page: 5000,
             sitemaps: true,
+            script_links: true,
             soft_404_probes: 2,
             soft_404_resemblance: 0.9,
             allow_private_redirects: false,

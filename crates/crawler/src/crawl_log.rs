@@ -113,6 +113,10 @@ pub struct LogLine {
     /// followed (the duplicate-links rule; absent when none were).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub links_followed: Option<u32>,
+    /// Where the URL was found when not in the markup of `via`: `"script"` (a page URL in a
+    /// script's string literals), `"script_file"` (a `<script src>` fetched for its links).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub found_in: Option<String>,
 }
 
 fn first_round() -> u32 {
@@ -146,6 +150,7 @@ impl LogLine {
             resembles: None,
             reason: None,
             links_followed: None,
+            found_in: None,
         }
     }
 }

@@ -138,6 +138,7 @@ mod revisit;
 mod revisit_page;
 mod robots_sitemaps;
 mod schedule_book;
+mod script_links;
 mod site_schedule;
 mod size_samples;
 mod sled_crawl_state;

@@ -51,6 +51,8 @@ pub(crate) struct Fetched<'a> {
     /// Duplicates in a row whose new links led here ([`FrontierEntry::duplicate_hops`]).
     pub(crate) duplicate_hops: u8,
     via: Option<String>,
+    /// How the URL came to the frontier (a script file is read for links, not parsed).
+    pub(crate) kind: EntryKind,
     pub(crate) response: FetchedResponse,
     digest: String,
     /// Recrawl: what an earlier round knows of the URL.
@@ -78,6 +80,7 @@ impl<'a> Fetched<'a> {
             depth: lease.entry.depth,
             duplicate_hops: lease.entry.duplicate_hops,
             via: lease.entry.via.clone(),
+            kind: lease.entry.kind,
             response,
             digest,
             previous,
@@ -90,6 +93,11 @@ impl<'a> Fetched<'a> {
     /// [`handle_response`]).
     pub(crate) fn into_response(self) -> (FetchedResponse, Option<ArchivedRecord>) {
         (self.response, self.archived.into_inner())
+    }
+
+    /// The page (or sitemap, or redirecting URL) the URL was found on.
+    pub(crate) fn via(&self) -> Option<&str> {
+        self.via.as_deref()
     }
 
     /// The payload digest (`sha1:BASE32`).
@@ -117,6 +125,7 @@ impl Fetched<'_> {
         line.status = Some(self.response.status);
         line.content_digest = Some(self.digest.clone());
         line.bytes = Some(self.response.body.len() as u64);
+        line.found_in = crate::script_links::found_in(self.kind);
         if self.response.body_truncated {
             line.note = Some(format!(
                 "body truncated at {} bytes",
@@ -169,7 +178,11 @@ impl Fetched<'_> {
                 duplicate_hops,
             } => (Some(targets), *duplicate_hops),
         };
+        let script_links = engine.config.crawl.script_links;
         for link in followable.take(max_links) {
+            let Some(kind) = crate::script_links::entry_kind(link.kind, script_links) else {
+                continue;
+            };
             if let Some(targets) = chosen
                 && !dedupcrawl_pipeline::DedupStage::link_target_key(&page_url, &link.href)
                     .is_some_and(|key| targets.contains(&key))
@@ -183,6 +196,7 @@ impl Fetched<'_> {
                 ScopeDecision::InScope => {
                     let mut entry = FrontierEntry::link(target, depth, self.url.as_str());
                     entry.duplicate_hops = duplicate_hops;
+                    entry.kind = kind;
                     entries.push(entry);
                     // Bounded batches: one transaction (and its memory) per batch, not per page.
                     if entries.len() >= OFFER_BATCH {
@@ -190,6 +204,9 @@ impl Fetched<'_> {
                     }
                 }
                 ScopeDecision::OutOfScope(OutOfScopeReason::TooDeep { .. }) => {}
+                // A script's URLs out of scope (libraries on CDNs, other sites' APIs) are
+                // not worth a line each.
+                ScopeDecision::OutOfScope(_) if kind != EntryKind::Link => {}
                 ScopeDecision::OutOfScope(reason) => {
                     out_of_scope_targets.push((target, reason.to_string()));
                 }
@@ -371,6 +388,9 @@ fn handle_success(fetched: &Fetched<'_>) -> Handled {
     let engine = fetched.engine;
     let header_robots = x_robots_tag(&fetched.response);
     let host = fetched.url.host().to_string();
+    if fetched.kind == EntryKind::Script && !fetched.response.is_html() {
+        return crate::script_links::handle_script_file(fetched);
+    }
     if !fetched.response.is_html() {
         let content_type = fetched.response.content_type().unwrap_or_default();
         if engine.config.archive.non_html == NonHtmlPolicy::Skip || header_robots.noindex {
@@ -384,11 +404,7 @@ fn handle_success(fetched: &Fetched<'_>) -> Handled {
             engine.log_line(line)?;
             return Ok((HostOutcome::Done, None));
         }
-        if let Some(previous) = &fetched.previous {
-            // A new payload (an equal one was `unchanged`): this version replaces the last.
-            fetched.visit.borrow_mut().changed = true;
-            crate::revisit::retire_previous(engine, fetched.url.as_str(), previous)?;
-        }
+        retire_changed_payload(fetched)?;
         let verdict =
             engine
                 .stage
@@ -564,6 +580,29 @@ fn record_decision(
         }
     }
     log_with_links(engine, line, link_lines)
+}
+
+/// Recrawl: a non-HTML payload fetched again is a new one (an equal one was `unchanged`),
+/// which replaces the URL's last version.
+pub(crate) fn retire_changed_payload(fetched: &Fetched<'_>) -> Result<(), CrawlError> {
+    if let Some(previous) = &fetched.previous {
+        fetched.visit.borrow_mut().changed = true;
+        crate::revisit::retire_previous(fetched.engine, fetched.url.as_str(), previous)?;
+    }
+    Ok(())
+}
+
+/// Logs a non-HTML payload's decision (and writes its records) with `note` on its line.
+pub(crate) fn record_payload_decision(
+    fetched: &Fetched<'_>,
+    decision: DedupDecision,
+    note: &str,
+) -> Handled {
+    let decision = indexed_before_logged(decision, fetched.url.as_str());
+    let mut line = decision_line(fetched, &decision, None)?;
+    line.reason = Some(decision.reason().clone());
+    Fetched::add_note(&mut line, note);
+    log_with_links(fetched.engine, line, Vec::new())
 }
 
 /// A page the index names as the exact duplicate of itself was recorded by a run that died

@@ -23,6 +23,7 @@ mod recrawl;
 mod recrawl_kill;
 mod restarted_host;
 mod resume;
+mod script_links;
 mod soft_404;
 mod unreachable;
 mod unresolved_name;

@@ -16,6 +16,10 @@ pub enum EntryKind {
     Link,
     Redirect,
     Sitemap,
+    /// A `<script src>` file, fetched to read the page URLs written in it.
+    Script,
+    /// A page URL written in a script (inline or a script file).
+    ScriptLink,
 }
 
 /// A URL offered to the frontier.

@@ -23,6 +23,10 @@
 //! from the benchmark data sets in `../shared/data`, plus an endless calendar, with its
 //! ground truth checked on the served text ([`VariedTruth`]).
 //!
+//! [`ScriptNavigationSite`] serves pages linked only from scripts: a book whose table of
+//! contents a script file writes (mdBook's pattern) and an app whose pages an inline script
+//! names, among script strings that name no page.
+//!
 //! [`Soft404Site`] serves a heavy-template shop that answers `200` "page not found" for any
 //! unknown path (soft 404s), with its ground truth ([`Soft404Truth`]).
 //!
@@ -66,6 +70,7 @@ mod html;
 mod listings;
 mod mutating;
 mod page_server;
+mod script_navigation;
 pub mod similarity;
 mod soft_404;
 mod text;
@@ -92,6 +97,7 @@ pub use expect::{
 };
 pub use listings::{ITEMS_PER_PAGE, LISTING_PAGES, ListingSite};
 pub use mutating::{MutatingSite, Validation, text};
+pub use script_navigation::ScriptNavigationSite;
 pub use soft_404::{SOFT_404_PRODUCTS, Soft404Site, Soft404Truth};
 pub use varied::{
     CalendarTruth, MAIN_END, MAIN_START, MarkupStyle, Measured, VariedHost, VariedSites,

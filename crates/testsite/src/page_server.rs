@@ -15,6 +15,12 @@ use tokio::sync::watch;
 pub(crate) trait PageSource: Send + Sync + 'static {
     /// The page at `path_and_query` (`/a/b` or `/a?x=1`), or `None` for a 404.
     fn page(&self, path_and_query: &str) -> Option<String>;
+
+    /// A file that is not a page at `path_and_query` (a script, a style): its content type
+    /// and body. Asked before [`page`](Self::page).
+    fn file(&self, _path_and_query: &str) -> Option<(&'static str, String)> {
+        None
+    }
 }
 
 async fn answer(State(source): State<Arc<dyn PageSource>>, req: Request) -> Response {
@@ -27,6 +33,9 @@ async fn answer(State(source): State<Arc<dyn PageSource>>, req: Request) -> Resp
             .into_response();
     }
     let path_and_query = uri.path_and_query().map_or(uri.path(), |p| p.as_str());
+    if let Some((content_type, body)) = source.file(path_and_query) {
+        return ([(header::CONTENT_TYPE, content_type)], body).into_response();
+    }
     match source.page(path_and_query) {
         Some(html) => Html(html).into_response(),
         None => (StatusCode::NOT_FOUND, "not found").into_response(),

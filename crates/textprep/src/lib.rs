@@ -41,6 +41,7 @@ mod language;
 mod main_content;
 mod mixed_language;
 mod normalize;
+mod script_links;
 mod teasers;
 
 pub use ads::ad_blocks;
@@ -58,6 +59,7 @@ pub use main_content::{
 };
 pub use mixed_language::{LONG_TEXT_BYTES, block_languages};
 pub use normalize::{NormalizeOptions, Normalizer, NumberPolicy, for_each_word, hash_token};
+pub use script_links::{PAGE_EXTENSIONS, links_in_script};
 pub use teasers::{TeaserPart, teaser_blocks};
 
 /// Which text of a page is compared.

@@ -84,6 +84,29 @@ struct SinkState {
     /// which [`SinkState::open`] does not show (it closes a `<td>` at the next, so 50,000
     /// nested tables stay shallow there).
     nested_depth: usize,
+    /// Inside an inline `<script>`: its text goes to `script_text`, read for links at its end.
+    in_script: bool,
+    script_text: String,
+}
+
+/// Most bytes of one inline script read for links (the rest is not read).
+const MAX_INLINE_SCRIPT_BYTES: usize = 1 << 20;
+
+/// Whether a `<script type>` is JavaScript (a file worth fetching for its links).
+fn is_javascript_type(script_type: Option<&str>) -> bool {
+    let Some(script_type) = script_type.map(str::trim).filter(|t| !t.is_empty()) else {
+        return true;
+    };
+    let essence = script_type.split(';').next().unwrap_or("").trim();
+    [
+        "module",
+        "text/javascript",
+        "application/javascript",
+        "text/ecmascript",
+        "application/ecmascript",
+    ]
+    .iter()
+    .any(|known| essence.eq_ignore_ascii_case(known))
 }
 
 impl SinkState {
@@ -106,6 +129,26 @@ impl SinkState {
                 block,
             });
         }
+    }
+
+    /// The page URLs in the inline script just ended, as links of the page.
+    fn script_links(&mut self) {
+        self.in_script = false;
+        let text = std::mem::take(&mut self.script_text);
+        let left = self.max_links.saturating_sub(self.followable_kept);
+        for href in crate::links_in_script(&text, left) {
+            if self.take_link(false) {
+                let block = self.page.blocks.len() as u32;
+                self.page.links.push(PageLink {
+                    href,
+                    kind: LinkKind::Script,
+                    nofollow: false,
+                    block,
+                });
+            }
+        }
+        self.script_text = text;
+        self.script_text.clear();
     }
 
     /// Whether a link of this kind is kept (under the cap); counts it when not.
@@ -174,6 +217,12 @@ impl SinkState {
             self.title.push_str(text);
             return;
         }
+        if self.in_script {
+            if self.script_text.len() < MAX_INLINE_SCRIPT_BYTES {
+                self.script_text.push_str(text);
+            }
+            return;
+        }
         if self.skip_depth > 0 {
             return;
         }
@@ -222,6 +271,13 @@ impl SinkState {
         match name {
             "a" | "area" => self.link_tag(tag, "href", LinkKind::Anchor),
             "iframe" | "frame" => self.link_tag(tag, "src", LinkKind::Frame),
+            "script" => {
+                if is_javascript_type(attr("type").as_deref()) {
+                    self.link_tag(tag, "src", LinkKind::ScriptFile);
+                }
+                self.in_script = true;
+                self.script_text.clear();
+            }
             "html" if self.page.lang_attribute.is_none() => {
                 self.page.lang_attribute = attr("lang").filter(|l| !l.trim().is_empty());
             }
@@ -382,6 +438,9 @@ impl SinkState {
         let name: &str = &tag.name;
         if !end_tag_optional_or_void(name) {
             self.nested_depth = self.nested_depth.saturating_sub(1);
+        }
+        if name == "script" && self.in_script {
+            self.script_links();
         }
         if name == "title" {
             if self.in_title {

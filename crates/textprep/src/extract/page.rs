@@ -125,6 +125,10 @@ pub enum LinkKind {
     Frame,
     /// `<meta http-equiv=refresh content="0; url=...">`
     MetaRefresh,
+    /// A page URL in an inline `<script>`'s string literals ([`crate::links_in_script`]).
+    Script,
+    /// `<script src>` of a JavaScript file: fetched to read the page URLs in it.
+    ScriptFile,
 }
 
 /// A link as written in the page (not yet resolved against the base URL).
