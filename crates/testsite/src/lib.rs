@@ -27,6 +27,9 @@
 //! contents a script file writes (mdBook's pattern) and an app whose pages an inline script
 //! names, among script strings that name no page.
 //!
+//! [`SpaSite`] serves single-page-app shells that only a browser fills, beside pages a
+//! browser adds nothing to, a page that never settles and one that reaches for another host.
+//!
 //! [`Soft404Site`] serves a heavy-template shop that answers `200` "page not found" for any
 //! unknown path (soft 404s), with its ground truth ([`Soft404Truth`]).
 //!
@@ -73,6 +76,7 @@ mod page_server;
 mod script_navigation;
 pub mod similarity;
 mod soft_404;
+mod spa;
 mod text;
 mod varied;
 
@@ -99,6 +103,7 @@ pub use listings::{ITEMS_PER_PAGE, LISTING_PAGES, ListingSite};
 pub use mutating::{MutatingSite, Validation, text};
 pub use script_navigation::ScriptNavigationSite;
 pub use soft_404::{SOFT_404_PRODUCTS, Soft404Site, Soft404Truth};
+pub use spa::{SPA_PAGES, SpaSite};
 pub use varied::{
     CalendarTruth, MAIN_END, MAIN_START, MarkupStyle, Measured, VariedHost, VariedSites,
     VariedTruth, shared_data_root,

@@ -1,0 +1,215 @@
+//! One page in one tab: its document answered from the caller's bytes, every other request
+//! put to the gate, the DOM taken once the page has settled or at the deadline.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, Instant};
+
+use chromiumoxide::Page;
+use chromiumoxide::cdp::browser_protocol::fetch::{
+    ContinueRequestParams, EventRequestPaused, FailRequestParams, FulfillRequestParams, HeaderEntry,
+};
+use chromiumoxide::cdp::browser_protocol::network::{
+    ErrorReason, ResourceType, SetBypassServiceWorkerParams,
+};
+use futures_util::StreamExt;
+
+use crate::browser::RunningBrowser;
+use crate::{RenderSettings, Rendered, RequestGate, Subrequest};
+
+/// How often the settle check looks at the page's requests.
+const SETTLE_POLL: Duration = Duration::from_millis(50);
+
+/// What the interception saw of the page's requests.
+struct Activity {
+    last_request: std::sync::Mutex<Instant>,
+    allowed: AtomicU32,
+    blocked: AtomicU32,
+}
+
+impl Activity {
+    fn quiet_for(&self) -> Duration {
+        self.last_request
+            .lock()
+            .map(|last| last.elapsed())
+            .unwrap_or_default()
+    }
+
+    fn touch(&self) {
+        if let Ok(mut last) = self.last_request.lock() {
+            *last = Instant::now();
+        }
+    }
+}
+
+/// Renders in a new tab of `browser`; `Err` says what failed (the caller restarts the
+/// browser and tries again).
+pub(crate) async fn render_in(
+    browser: &RunningBrowser,
+    settings: &RenderSettings,
+    url: &str,
+    document: &[u8],
+    gate: Arc<dyn RequestGate>,
+) -> Result<Rendered, String> {
+    let started = Instant::now();
+    let page = tokio::time::timeout(settings.deadline, browser.new_page())
+        .await
+        .map_err(|_| "no new tab within the deadline".to_string())??;
+    let result = render_on(&page, settings, url, document, gate, started).await;
+    // A tab that does not close is the browser's problem: it is not waited for.
+    let closing = page.clone();
+    tokio::spawn(async move {
+        let _ = tokio::time::timeout(Duration::from_secs(5), closing.close()).await;
+    });
+    result
+}
+
+async fn render_on(
+    page: &Page,
+    settings: &RenderSettings,
+    url: &str,
+    document: &[u8],
+    gate: Arc<dyn RequestGate>,
+    started: Instant,
+) -> Result<Rendered, String> {
+    let protocol = |e: chromiumoxide::error::CdpError| format!("DevTools protocol: {e}");
+    page.execute(SetBypassServiceWorkerParams::new(true))
+        .await
+        .map_err(protocol)?;
+    let activity = Arc::new(Activity {
+        last_request: std::sync::Mutex::new(Instant::now()),
+        allowed: AtomicU32::new(0),
+        blocked: AtomicU32::new(0),
+    });
+    let paused = page
+        .event_listener::<EventRequestPaused>()
+        .await
+        .map_err(protocol)?;
+    let interception = tokio::spawn(intercept(
+        page.clone(),
+        paused,
+        Answers {
+            url: normalized(url),
+            document: document.to_vec(),
+            gate,
+            activity: activity.clone(),
+        },
+    ));
+    let rendered = navigate_and_settle(page, settings, url, &activity, started).await;
+    interception.abort();
+    let (html, unsettled) = rendered?;
+    Ok(Rendered {
+        html,
+        allowed: activity.allowed.load(Ordering::Relaxed),
+        blocked: activity.blocked.load(Ordering::Relaxed),
+        unsettled,
+        restarts: 0,
+    })
+}
+
+/// Navigates, waits for the page to settle (or the deadline), and serializes its DOM.
+async fn navigate_and_settle(
+    page: &Page,
+    settings: &RenderSettings,
+    url: &str,
+    activity: &Activity,
+    started: Instant,
+) -> Result<(String, bool), String> {
+    let left = |started: Instant| settings.deadline.saturating_sub(started.elapsed());
+    // A page whose load never ends (a request that hangs) is still read at the deadline.
+    let loaded = tokio::time::timeout(left(started), page.goto(url)).await;
+    if let Ok(Err(e)) = &loaded {
+        return Err(format!("navigation failed: {e}"));
+    }
+    let mut unsettled = loaded.is_err();
+    while !unsettled && activity.quiet_for() < settings.settle {
+        if left(started).is_zero() {
+            unsettled = true;
+            break;
+        }
+        tokio::time::sleep(SETTLE_POLL.min(left(started))).await;
+    }
+    // The DOM is read even at the deadline: a browser that cannot answer then has hung.
+    let grace = settings.settle.max(Duration::from_secs(2));
+    let html = tokio::time::timeout(left(started) + grace, page.content())
+        .await
+        .map_err(|_| "the browser did not answer within the deadline (hung)".to_string())?
+        .map_err(|e| format!("reading the DOM failed: {e}"))?;
+    Ok((html, unsettled))
+}
+
+/// How the interception answers.
+struct Answers {
+    /// The page's own URL ([`normalized`]): its document is answered with `document`.
+    url: String,
+    document: Vec<u8>,
+    gate: Arc<dyn RequestGate>,
+    activity: Arc<Activity>,
+}
+
+async fn intercept(
+    page: Page,
+    mut paused: chromiumoxide::listeners::EventStream<EventRequestPaused>,
+    answers: Answers,
+) {
+    let answers = Arc::new(answers);
+    while let Some(event) = paused.next().await {
+        answers.activity.touch();
+        // Each request is answered on its own task: a gate that waits for one host's
+        // politeness must not hold up the others.
+        tokio::spawn(answer(page.clone(), event, answers.clone()));
+    }
+}
+
+async fn answer(page: Page, event: Arc<EventRequestPaused>, answers: Arc<Answers>) {
+    let id = event.request_id.clone();
+    let is_document = event.resource_type == ResourceType::Document
+        && normalized(&event.request.url) == answers.url;
+    let outcome = if is_document {
+        let fulfil = FulfillRequestParams::builder()
+            .request_id(id)
+            .response_code(200)
+            .response_header(HeaderEntry::new("Content-Type", "text/html; charset=utf-8"))
+            .body(data_encoding::BASE64.encode(&answers.document))
+            .build();
+        match fulfil {
+            Ok(fulfil) => page.execute(fulfil).await.map(|_| ()),
+            Err(_) => return,
+        }
+    } else {
+        let admitted = match url::Url::parse(&event.request.url) {
+            Ok(target) if matches!(target.scheme(), "data" | "blob") => Subrequest::Allow,
+            Ok(target) => answers.gate.admit(&target).await,
+            Err(_) => Subrequest::Block,
+        };
+        answers.activity.touch();
+        match admitted {
+            Subrequest::Allow => {
+                answers.activity.allowed.fetch_add(1, Ordering::Relaxed);
+                page.execute(ContinueRequestParams::new(id))
+                    .await
+                    .map(|_| ())
+            }
+            Subrequest::Block => {
+                answers.activity.blocked.fetch_add(1, Ordering::Relaxed);
+                page.execute(FailRequestParams::new(id, ErrorReason::BlockedByClient))
+                    .await
+                    .map(|_| ())
+            }
+        }
+    };
+    if let Err(e) = outcome {
+        tracing::debug!(url = %event.request.url, error = %e, "answering a paused request failed");
+    }
+}
+
+/// A URL as compared with the page's: parsed (the browser's spelling), without fragment.
+fn normalized(url: &str) -> String {
+    match url::Url::parse(url) {
+        Ok(mut parsed) => {
+            parsed.set_fragment(None);
+            parsed.to_string()
+        }
+        Err(_) => url.to_string(),
+    }
+}
