@@ -350,6 +350,23 @@ impl WarcWriter {
         &mut self,
         metadata: &MetadataRecord<'_>,
     ) -> Result<RecordLocation, ArchiveError> {
+        self.write_about(RecordType::Metadata, metadata)
+    }
+
+    /// Writes a `conversion` record: another form of the payload of the record it
+    /// `refers_to` (a page's DOM as a browser rendered it, `text/html`).
+    pub fn write_conversion(
+        &mut self,
+        conversion: &MetadataRecord<'_>,
+    ) -> Result<RecordLocation, ArchiveError> {
+        self.write_about(RecordType::Conversion, conversion)
+    }
+
+    fn write_about(
+        &mut self,
+        record_type: RecordType,
+        metadata: &MetadataRecord<'_>,
+    ) -> Result<RecordLocation, ArchiveError> {
         check_uri(metadata.target_uri)?;
         check_field_value("content type", metadata.content_type)?;
         let mut fields = Vec::new();
@@ -364,7 +381,7 @@ impl WarcWriter {
         self.rotate_if_full()?;
         self.write_located(
             RecordSpec {
-                record_type: RecordType::Metadata,
+                record_type,
                 record_id: new_record_id(),
                 date: metadata.date,
                 target_uri: Some(metadata.target_uri),

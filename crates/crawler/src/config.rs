@@ -18,9 +18,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::CrawlError;
 
+mod render;
 mod validation;
 use crate::host_health::HostFailurePolicy;
 use crate::recrawl_settings::RecrawlSettings;
+pub use render::{RenderMode, RenderSettings};
 
 /// Default of `crawl.max_memory_mb`.
 pub const DEFAULT_MAX_MEMORY_MB: u64 = 512;
@@ -45,6 +47,7 @@ pub struct CrawlConfig {
     pub dedup: DedupSettings,
     pub store: StoreSettings,
     pub recrawl: RecrawlSettings,
+    pub render: RenderSettings,
     /// `[[site]]` entries: seeds with their own scope and politeness.
     pub site: Vec<SiteConfig>,
 }
@@ -84,6 +87,8 @@ pub struct CrawlSettings {
     /// `<script src>` files, fetched once each (politely, archived as non-HTML) and read the
     /// same way ([`dedupcrawl_textprep::links_in_script`]).
     pub script_links: bool,
+    /// When a fetched HTML page is rendered by headless Chromium (`[render]`).
+    pub render: RenderMode,
     /// Random paths that cannot exist requested per host to learn its soft-404 answer
     /// (0: off; at most 4).
     pub soft_404_probes: u32,
@@ -149,6 +154,7 @@ impl Default for CrawlSettings {
             max_links_per_page: 5000,
             sitemaps: true,
             script_links: true,
+            render: RenderMode::Never,
             soft_404_probes: 2,
             soft_404_resemblance: 0.9,
             allow_private_redirects: false,
@@ -351,6 +357,8 @@ pub struct SiteConfig {
     pub max_pages: Option<u64>,
     /// Overrides `dedup.threshold` for this site's pages (see the crate docs).
     pub threshold: Option<f64>,
+    /// Overrides `crawl.render` for this site's pages.
+    pub render: Option<RenderMode>,
     /// When `dedupcrawl schedule` runs this site's rounds: a cron expression
     /// (`"0 3 * * *"`, UTC). At most one of `schedule` and `every`.
     pub schedule: Option<String>,
@@ -478,6 +486,7 @@ pub struct ResolvedSite {
     pub scope: ScopeRules,
     pub delay: Duration,
     pub threshold: f64,
+    pub render: RenderMode,
 }
 
 pub(crate) fn seconds(key: &str, value: f64) -> Result<Duration, CrawlError> {
@@ -642,6 +651,7 @@ impl CrawlConfig {
                 scope,
                 delay,
                 threshold: site.threshold.unwrap_or(self.dedup.threshold),
+                render: site.render.unwrap_or(self.crawl.render),
             });
         }
         Ok(all)

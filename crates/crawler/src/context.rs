@@ -79,6 +79,8 @@ pub(crate) struct Engine {
     pub(crate) credentials: HashMap<String, BasicCredentials>,
     /// Set by an interrupt: no new request starts ([`Engine::ensure_not_stopping`]).
     pub(crate) stopping: AtomicBool,
+    /// The browser pool when some site renders pages ([`crate::render_page`]).
+    pub(crate) renderer: Option<crate::render_page::RenderPool>,
 }
 
 impl Engine {

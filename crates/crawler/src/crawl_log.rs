@@ -117,6 +117,10 @@ pub struct LogLine {
     /// script's string literals), `"script_file"` (a `<script src>` fetched for its links).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub found_in: Option<String>,
+    /// `true` on a page rendered by the browser (`crawl.render`): its text and links are the
+    /// rendered DOM's, which the WARC keeps as a `conversion` record.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rendered: Option<bool>,
 }
 
 fn first_round() -> u32 {
@@ -151,6 +155,7 @@ impl LogLine {
             reason: None,
             links_followed: None,
             found_in: None,
+            rendered: None,
         }
     }
 }

@@ -132,6 +132,7 @@ mod progress;
 mod read_only_state;
 mod recrawl_settings;
 mod redirect_guard;
+mod render_page;
 mod report;
 mod resume;
 mod revisit;
@@ -152,8 +153,8 @@ mod watchdog;
 pub use archive_integrity::{ArchiveCheck, DamagedRegion, check_archive};
 pub use config::{
     ArchiveSettings, CanonicalizationSettings, ConfigOverrides, CrawlConfig, CrawlSettings,
-    FetchSettings, NearDuplicatePolicy, NonHtmlPolicy, Oversize, ResolvedSite, ScopeSettings,
-    SiteConfig, StoreSettings,
+    FetchSettings, NearDuplicatePolicy, NonHtmlPolicy, Oversize, RenderMode, RenderSettings,
+    ResolvedSite, ScopeSettings, SiteConfig, StoreSettings,
 };
 pub use crawl_log::{CrawlLog, Decision, HOST_GIVEN_UP_NOTE, LogLine, read_crawl_log};
 pub use crawl_state::ScheduledSiteState;

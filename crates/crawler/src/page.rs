@@ -63,6 +63,11 @@ pub(crate) struct Fetched<'a> {
     pub(crate) archived: RefCell<Option<ArchivedRecord>>,
     /// What this fetch found, for the URL's revisit state.
     pub(crate) visit: RefCell<Visit>,
+    /// The page's DOM as the browser rendered it (`crawl.render`), archived as a
+    /// `conversion` record beside the response.
+    pub(crate) rendered: RefCell<Option<String>>,
+    /// What rendering did, for the page's crawl-log line.
+    pub(crate) render_note: RefCell<Option<String>>,
 }
 
 impl<'a> Fetched<'a> {
@@ -86,6 +91,8 @@ impl<'a> Fetched<'a> {
             previous,
             archived: RefCell::new(archived),
             visit: RefCell::new(Visit::default()),
+            rendered: RefCell::new(None),
+            render_note: RefCell::new(None),
         }
     }
 
@@ -126,6 +133,7 @@ impl Fetched<'_> {
         line.content_digest = Some(self.digest.clone());
         line.bytes = Some(self.response.body.len() as u64);
         line.found_in = crate::script_links::found_in(self.kind);
+        line.rendered = self.rendered.borrow().is_some().then_some(true);
         if self.response.body_truncated {
             line.note = Some(format!(
                 "body truncated at {} bytes",
@@ -135,6 +143,9 @@ impl Fetched<'_> {
         if let Some(previous) = &self.previous {
             line.previous_digest = previous.payload_digest.clone();
             line.change_similarity = self.visit.borrow().similarity;
+        }
+        if let Some(note) = self.render_note.borrow().as_deref() {
+            Fetched::add_note(&mut line, note);
         }
         line
     }
@@ -412,17 +423,29 @@ fn handle_success(fetched: &Fetched<'_>) -> Handled {
         return record_decision(fetched, verdict.decision, None);
     }
 
-    let text = decode_text(&fetched.response).text;
+    let mut text = decode_text(&fetched.response).text;
+    let render_note = crate::render_page::render_if_needed(fetched, &text)?.map(|rendered| {
+        if let Some(html) = rendered.html {
+            text = html.clone();
+            *fetched.rendered.borrow_mut() = Some(html);
+        }
+        rendered.note
+    });
+    *fetched.render_note.borrow_mut() = render_note;
     let Fingerprinted {
         mut fingerprint,
         page,
         ..
-    } = engine.stage.fingerprint_html(
-        fetched.url.as_str(),
-        &host,
-        &fetched.response.body,
-        &text,
-    )?;
+    } = {
+        // A rendered page's payload is its DOM: app shells are the same bytes for every page.
+        let rendered = fetched.rendered.borrow();
+        let payload = rendered
+            .as_deref()
+            .map_or(&fetched.response.body[..], str::as_bytes);
+        engine
+            .stage
+            .fingerprint_html(fetched.url.as_str(), &host, payload, &text)?
+    };
     if let Some(outcome) = crate::soft_404::handle_soft_404(fetched, &page)? {
         return Ok((outcome, None));
     }
@@ -664,6 +687,11 @@ fn decision_line(
                         "payload-digest",
                         page,
                     )?;
+                } else if fetched.rendered.borrow().is_some() {
+                    Fetched::add_note(
+                        &mut line,
+                        "the same rendered DOM as the original's: no revisit record",
+                    );
                 } else {
                     Fetched::add_note(&mut line, "original not archived: no revisit record");
                 }

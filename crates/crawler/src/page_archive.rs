@@ -101,6 +101,17 @@ impl Fetched<'_> {
         let written: CaptureLocations = sink.warc.write_capture(&capture)?;
         sink.cdxj.append_location(&written.response)?;
         sink.cdxj.append_location(&written.request)?;
+        if let Some(dom) = self.rendered.borrow().as_deref() {
+            sink.warc
+                .write_conversion(&dedupcrawl_archive::MetadataRecord {
+                    target_uri: capture.target_uri,
+                    date: capture.fetch_time,
+                    content_type: "text/html; charset=utf-8",
+                    body: dom.as_bytes(),
+                    concurrent_to: None,
+                    refers_to: Some(&written.response.record_id),
+                })?;
+        }
         self.remember(&written.response)
     }
 

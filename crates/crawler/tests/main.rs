@@ -21,6 +21,7 @@ mod policies;
 mod postgres_crawl;
 mod recrawl;
 mod recrawl_kill;
+mod render;
 mod restarted_host;
 mod resume;
 mod script_links;

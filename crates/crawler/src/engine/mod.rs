@@ -116,7 +116,11 @@ async fn run_round(
         crate::watchdog::exit_on_stall(OutputPaths::new(&engine.config.crawl.out).state),
     );
     engine.seed()?;
-    let end = main_loop(&engine).await?;
+    let end = main_loop(&engine).await;
+    if let Some(renderer) = &engine.renderer {
+        renderer.shut_down().await;
+    }
+    let end = end?;
     let engine_for_close = Arc::clone(&engine);
     let report =
         tokio::task::spawn_blocking(move || engine_for_close.close(end.finished, end.interrupted))

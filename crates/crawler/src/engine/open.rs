@@ -242,7 +242,9 @@ impl Engine {
         };
         let robots_retry = seconds("fetch.robots_retry", config.fetch.robots_retry)?;
         let health = HostHealth::new(config.host_failure_policy()?);
+        let renderer = crate::render_page::RenderPool::for_config(&config, &sites)?;
         Ok(Engine {
+            renderer,
             health,
             given_up: Mutex::new(Vec::new()),
             seeds_logged: Mutex::new(std::collections::HashSet::new()),

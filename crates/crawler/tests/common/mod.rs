@@ -110,6 +110,8 @@ pub fn read_warcs(out: &Path) -> Vec<Stored> {
                     .http_response()
                     .map(|r| r.payload.to_vec())
                     .unwrap_or_default()
+            } else if record.record_type() == RecordType::Conversion {
+                record.block.to_vec()
             } else {
                 Vec::new()
             };

@@ -272,6 +272,7 @@ impl SinkState {
             "a" | "area" => self.link_tag(tag, "href", LinkKind::Anchor),
             "iframe" | "frame" => self.link_tag(tag, "src", LinkKind::Frame),
             "script" => {
+                self.page.scripts += 1;
                 if is_javascript_type(attr("type").as_deref()) {
                     self.link_tag(tag, "src", LinkKind::ScriptFile);
                 }

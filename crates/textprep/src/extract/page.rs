@@ -212,6 +212,10 @@ pub struct ExtractedPage {
     /// tokenizer-based extraction otherwise does not keep. Parents come before children.
     #[serde(default)]
     pub element_parents: Vec<u32>,
+    /// `<script>` elements (inline or `src`): a page with little text and a script may be
+    /// one its script fills.
+    #[serde(default)]
+    pub scripts: u32,
 }
 
 impl ExtractedPage {
