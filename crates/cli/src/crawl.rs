@@ -90,11 +90,17 @@ pub struct CrawlArgs {
     pub add_seeds: bool,
 }
 
+/// `level` with the DevTools client's own events at `error`: it logs each protocol event of a
+/// browser newer than it knows as a warning (every page a rendering crawl renders).
+pub fn quiet_devtools(level: &str) -> String {
+    format!("chromiumoxide=error,{level}")
+}
+
 /// Installs the `tracing` subscriber for a crawl (level from `RUST_LOG`, else `level`). Does
 /// nothing if one is already installed.
 pub fn init_logging(format: LogFormat, level: &str) {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(level));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(quiet_devtools(level)));
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr);

@@ -117,7 +117,9 @@ fn main() -> std::process::ExitCode {
         return finish(schedule::run(args));
     }
     let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| {
-        tracing_subscriber::EnvFilter::new(cli.log_level.as_deref().unwrap_or("warn"))
+        tracing_subscriber::EnvFilter::new(crate::crawl::quiet_devtools(
+            cli.log_level.as_deref().unwrap_or("warn"),
+        ))
     });
     tracing_subscriber::fmt()
         .with_env_filter(filter)

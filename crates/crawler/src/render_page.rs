@@ -5,7 +5,7 @@
 //! * `never` (the default): no page is rendered, no browser is started.
 //! * `always`: every HTML page answered `200`.
 //! * `auto`: a page whose text outside page chrome has fewer than `render.auto_min_words`
-//!   words and that has a `<script>` (an app's shell), on a host where rendering has added
+//!   words, that has a `<script>` and does not redirect (an app's shell), on a host where rendering has added
 //!   something: once `render.auto_probe_pages` rendered pages of a host added nothing (fewer
 //!   than `auto_min_words` more words and no new link), the host's pages are not rendered.
 //!
@@ -168,7 +168,15 @@ fn words_outside_chrome(page: &ExtractedPage) -> usize {
 impl RenderPool {
     /// `auto`: whether a page with this extraction is rendered on `host`.
     fn auto_wants(&self, host: &str, page: &ExtractedPage) -> bool {
-        if page.scripts == 0 || words_outside_chrome(page) >= self.settings.auto_min_words {
+        // A page that redirects (`<meta http-equiv=refresh>`) is a stub, not an app's shell.
+        let redirects = page
+            .links
+            .iter()
+            .any(|link| link.kind == LinkKind::MetaRefresh);
+        if page.scripts == 0
+            || redirects
+            || words_outside_chrome(page) >= self.settings.auto_min_words
+        {
             return false;
         }
         let hosts = lock(&self.hosts);
@@ -181,10 +189,17 @@ impl RenderPool {
     fn learn(&self, host: &str, before: &ExtractedPage, after: &ExtractedPage) {
         let more_words = words_outside_chrome(after)
             >= words_outside_chrome(before) + self.settings.auto_min_words;
+        // Links a script adds to page chrome (a sidebar's table of contents) are the host's
+        // navigation, which its other pages' links reach anyway.
         let anchors = |page: &ExtractedPage| -> std::collections::HashSet<String> {
             page.links
                 .iter()
                 .filter(|link| link.kind == LinkKind::Anchor)
+                .filter(|link| {
+                    page.blocks
+                        .get(link.block as usize)
+                        .is_none_or(|block| !block.in_chrome)
+                })
                 .map(|link| link.href.clone())
                 .collect()
         };

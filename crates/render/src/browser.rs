@@ -26,6 +26,9 @@ const EXTRA_ARGS: &[&str] = &[
     "--mute-audio",
 ];
 
+/// How long a browser asked to close gets before it is killed.
+const CLOSE_GRACE: std::time::Duration = std::time::Duration::from_secs(3);
+
 pub(crate) struct RunningBrowser {
     browser: Mutex<Browser>,
     events: JoinHandle<()>,
@@ -97,10 +100,27 @@ impl RunningBrowser {
             .map_err(|e| format!("no new tab: {e}"))
     }
 
-    /// Kills the browser and waits for it to exit.
+    /// Closes the browser (it ends its own processes), killing it when it does not exit
+    /// within [`CLOSE_GRACE`] (a crashed or hung one), and waits for it to exit.
     pub(crate) async fn shut_down(&self) {
-        let mut browser = self.browser.lock().await;
-        let _ = browser.kill().await;
+        // A tab holding the browser past the grace: the process is killed by its id.
+        let Ok(mut browser) = tokio::time::timeout(CLOSE_GRACE, self.browser.lock()).await else {
+            if let Some(pid) = self.pid.and_then(|pid| i32::try_from(pid).ok()) {
+                // SAFETY: kill(2) of the browser this value started.
+                unsafe { libc::kill(pid, libc::SIGKILL) };
+            }
+            self.events.abort();
+            self.alive.store(false, Ordering::Relaxed);
+            return;
+        };
+        let closed = tokio::time::timeout(CLOSE_GRACE, async {
+            browser.close().await.ok()?;
+            browser.wait().await.ok()
+        })
+        .await;
+        if !matches!(closed, Ok(Some(_))) {
+            let _ = browser.kill().await;
+        }
         self.events.abort();
         self.alive.store(false, Ordering::Relaxed);
     }

@@ -43,6 +43,10 @@ pub use gate::{AllowAll, GateFuture, RequestGate, Subrequest};
 
 use browser::RunningBrowser;
 
+/// Time on top of twice the deadline that one attempt at a page may take before the browser is
+/// taken for hung.
+const ATTEMPT_GRACE: Duration = Duration::from_secs(5);
+
 /// How pages are rendered.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RenderSettings {
@@ -139,7 +143,14 @@ impl Renderer {
         let mut last_failure = String::new();
         for _attempt in 0..2 {
             let browser = self.browser(&mut restarts).await?;
-            match tab::render_in(&browser, &self.settings, url, document, gate.clone()).await {
+            // The tab bounds each of its steps; this bounds them all (a browser that stops
+            // answering in a way no step notices).
+            let attempt = tab::render_in(&browser, &self.settings, url, document, gate.clone());
+            let bound = self.settings.deadline * 2 + ATTEMPT_GRACE;
+            let outcome = tokio::time::timeout(bound, attempt)
+                .await
+                .unwrap_or_else(|_| Err("the page took twice render.deadline (hung)".to_string()));
+            match outcome {
                 Ok(mut rendered) => {
                     rendered.restarts = restarts;
                     return Ok(rendered);
@@ -163,7 +174,9 @@ impl Renderer {
     async fn browser(&self, restarts: &mut u32) -> Result<Arc<RunningBrowser>, RenderError> {
         let mut slot = self.browser.lock().await;
         if let Some(running) = slot.as_ref() {
-            let over = memory::resident_mb(running.pid()) > self.settings.max_memory_mb;
+            // Restarted for memory only between pages: the other tabs' pages would fail.
+            let alone = self.tabs.available_permits() + 1 >= self.settings.max_pages.max(1);
+            let over = alone && memory::resident_mb(running.pid()) > self.settings.max_memory_mb;
             if running.is_alive() && !over {
                 return Ok(running.clone());
             }

@@ -1,19 +1,21 @@
-//! The resident memory of a browser: its main process and every process under it (renderers,
-//! GPU and utility processes), read from `/proc`.
+//! The memory of a browser: its main process and every process under it (renderers, GPU and
+//! utility processes), read from `/proc`. Each process counts its proportional set size
+//! (`Pss` of `smaps_rollup`: a page shared by n processes counts 1/n in each), since the
+//! processes share most of their pages and their resident sizes summed count those n times.
 
 use std::collections::HashMap;
 
-/// Resident MiB of process `pid` and its descendants (0 when unknown).
+/// Proportional MiB of process `pid` and its descendants (0 when unknown).
 pub(crate) fn resident_mb(pid: Option<u32>) -> u64 {
     let Some(pid) = pid else {
         return 0;
     };
     let processes = processes();
-    let mut total_pages = 0;
+    let mut total_kib = 0;
     let mut stack = vec![pid];
     while let Some(current) = stack.pop() {
-        if let Some((_, pages)) = processes.get(&current) {
-            total_pages += pages;
+        if let Some((_, resident_pages)) = processes.get(&current) {
+            total_kib += proportional_kib(current).unwrap_or(resident_pages * page_size() / 1024);
         }
         stack.extend(
             processes
@@ -22,7 +24,14 @@ pub(crate) fn resident_mb(pid: Option<u32>) -> u64 {
                 .map(|(child, _)| *child),
         );
     }
-    total_pages * page_size() / (1024 * 1024)
+    total_kib / 1024
+}
+
+/// `Pss` of a process, KiB.
+fn proportional_kib(pid: u32) -> Option<u64> {
+    let rollup = std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup")).ok()?;
+    let line = rollup.lines().find(|line| line.starts_with("Pss:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
 }
 
 /// Every process: its parent and resident pages.

@@ -163,9 +163,16 @@ async fn intercept(
 
 async fn answer(page: Page, event: Arc<EventRequestPaused>, answers: Arc<Answers>) {
     let id = event.request_id.clone();
-    let is_document = event.resource_type == ResourceType::Document
-        && normalized(&event.request.url) == answers.url;
-    let outcome = if is_document {
+    let is_page = normalized(&event.request.url) == answers.url;
+    let is_document = event.resource_type == ResourceType::Document;
+    let outcome = if is_document && !is_page {
+        // The page is what is rendered: it does not navigate away (a refresh, a script
+        // setting `location`) and loads no other document (frames are links of their own).
+        answers.activity.blocked.fetch_add(1, Ordering::Relaxed);
+        page.execute(FailRequestParams::new(id, ErrorReason::BlockedByClient))
+            .await
+            .map(|_| ())
+    } else if is_document {
         let fulfil = FulfillRequestParams::builder()
             .request_id(id)
             .response_code(200)

@@ -54,7 +54,7 @@ impl Default for RenderSettings {
             deadline: 15.0,
             settle: 0.5,
             max_memory_mb: 1024,
-            auto_min_words: 50,
+            auto_min_words: 20,
             auto_probe_pages: 3,
         }
     }
