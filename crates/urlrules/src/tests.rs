@@ -156,11 +156,14 @@ fn the_same_pair_again_is_not_more_support() {
     assert_eq!(status(&host, "drop-param ref"), Some(RuleStatus::Candidate));
 }
 
+/// (duplicate, original) pairs.
+type Pairs = Vec<(String, String)>;
+
 /// Counterexample classes: each has enough duplicate pairs to teach its rule, and two pages
 /// decided distinct that the rule maps onto each other, which vetoes it.
 #[test]
 fn counterexamples_veto_pagination_ids_sort_orders_and_language_prefixes() {
-    let classes: [(&str, Vec<String>, Vec<(String, String)>); 4] = [
+    let classes: [(&str, Vec<String>, Pairs); 4] = [
         (
             // `?page=1` is the list itself; `?page=2` is not.
             "drop-param page",
