@@ -146,6 +146,7 @@ mod soft_404_model;
 mod state_repair;
 mod stop_signal;
 mod stores;
+mod url_rules;
 mod watchdog;
 
 pub use archive_integrity::{ArchiveCheck, DamagedRegion, check_archive};
@@ -172,3 +173,4 @@ pub use site_schedule::SiteSchedule;
 pub use state_repair::{StateRepair, repair_state};
 pub use stop_signal::StopSignal;
 pub use stores::{crawl_output_dirs, open_crawl_index};
+pub use url_rules::UrlRulesReport;

@@ -16,6 +16,7 @@ pub const DEFAULT_VERIFY_EVERY: u32 = 20;
 
 /// When a rule becomes active and how often it is checked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct RuleSettings {
     /// Distinct duplicate pairs that must teach a rule before it is applied.
     pub min_support: u32,

@@ -338,6 +338,29 @@ impl Engine {
         Ok(true)
     }
 
+    /// The `url_duplicate` line of a leased URL that an active URL rule maps onto a page
+    /// archived as new (it is not fetched; [`crate::url_rules`]).
+    fn url_duplicate(&self, lease: &Lease) -> Result<Option<LogLine>, CrawlError> {
+        let Some(book) = &self.url_rules else {
+            return Ok(None);
+        };
+        let entry = &lease.entry;
+        match book.before_fetch(self.crawl_state.as_ref(), entry)? {
+            crate::url_rules::BeforeFetch::Fetch => Ok(None),
+            crate::url_rules::BeforeFetch::Skip { duplicate_of, rule } => {
+                let mut line = LogLine::new(
+                    entry.url.as_str(),
+                    Decision::UrlDuplicate,
+                    entry.depth,
+                    entry.via.clone(),
+                );
+                line.duplicate_of = Some(duplicate_of);
+                line.rule = Some(rule);
+                Ok(Some(line))
+            }
+        }
+    }
+
     /// Processes one leased URL: robots, fetch, response.
     async fn process(self: Arc<Self>, lease: Lease) -> Result<TaskOutput, CrawlError> {
         let url = lease.url().clone();
@@ -350,6 +373,15 @@ impl Engine {
         };
         if crate::revisit::fetched_this_round(&self, &progress) {
             tracing::debug!(url = %url, "already fetched in this round");
+            return Ok(TaskOutput {
+                lease,
+                outcome: HostOutcome::Done,
+                failure: None,
+                pause_after: None,
+            });
+        }
+        if let Some(line) = self.url_duplicate(&lease)? {
+            self.log_line(line)?;
             return Ok(TaskOutput {
                 lease,
                 outcome: HostOutcome::Done,

@@ -249,6 +249,10 @@ impl Engine {
             soft_404: Mutex::new(HashMap::new()),
             credentials: crate::credentials::seed_credentials(&config),
             stopping: std::sync::atomic::AtomicBool::new(false),
+            url_rules: config
+                .crawl
+                .url_rules
+                .then(|| crate::url_rules::UrlRuleBook::new(config.url_rules)),
             round,
             first_leases_unrecorded,
             rules: config.canonicalization.rules(),
