@@ -26,6 +26,11 @@
 //! [`Soft404Site`] serves a heavy-template shop that answers `200` "page not found" for any
 //! unknown path (soft 404s), with its ground truth ([`Soft404Truth`]).
 //!
+//! [`UrlVariantsSite`] serves one host of URL variants (tracking parameters, print and AMP
+//! views, session ids in paths, case and slash variants, directory indexes, one item under
+//! two prefixes) and counterexamples (pagination, ids, sort orders, language prefixes), for
+//! the URL rules learned from duplicates, with its ground truth ([`UrlVariantsTruth`]).
+//!
 //! [`TestSite::expected`] returns the ground truth ([`Expectations`]) with absolute URLs, and
 //! [`TestSite::request_log`] every request received, for politeness assertions.
 //!
@@ -69,6 +74,7 @@ mod page_server;
 pub mod similarity;
 mod soft_404;
 mod text;
+mod url_variants;
 mod varied;
 
 use std::io;
@@ -93,6 +99,9 @@ pub use expect::{
 pub use listings::{ITEMS_PER_PAGE, LISTING_PAGES, ListingSite};
 pub use mutating::{MutatingSite, Validation, text};
 pub use soft_404::{SOFT_404_PRODUCTS, Soft404Site, Soft404Truth};
+pub use url_variants::{
+    DRIFT_ITEMS, DRIFT_SAME, UrlVariantsSite, UrlVariantsTruth, VARIANT_ITEMS, Variant,
+};
 pub use varied::{
     CalendarTruth, MAIN_END, MAIN_START, MarkupStyle, Measured, VariedHost, VariedSites,
     VariedTruth, shared_data_root,

@@ -414,16 +414,25 @@ impl HostRules {
         self.composite = composite;
     }
 
-    /// The active rules that change `url` or `other` (those that map one onto the other).
+    /// The active rules that map `url` and `other` onto each other: those that do alone,
+    /// else (together only) those that change either.
     fn rules_changing(&self, url: &Url, other: &str) -> Vec<Rule> {
-        let other = Url::parse(other).ok();
+        let Ok(other) = Url::parse(other) else {
+            return Vec::new();
+        };
+        let alone: Vec<Rule> = self
+            .indexes
+            .keys()
+            .filter(|rule| rule.relates(url, &other))
+            .cloned()
+            .collect();
+        if !alone.is_empty() {
+            return alone;
+        }
         self.indexes
             .keys()
             .filter(|rule| {
-                rule.normal_form(url) != url.as_str()
-                    || other
-                        .as_ref()
-                        .is_some_and(|o| rule.normal_form(o) != o.as_str())
+                rule.normal_form(url) != url.as_str() || rule.normal_form(&other) != other.as_str()
             })
             .cloned()
             .collect()

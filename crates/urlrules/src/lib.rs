@@ -4,8 +4,9 @@
 //! are fetched, so that a URL a rule maps onto a page already held is not fetched.
 //!
 //! * [`Rule`]: the kinds of rules, each an equivalence on a host's URLs given by a normal form
-//!   — drop a query parameter, insert or remove a path segment (`print`, `amp`, `index.html`,
-//!   a session token), substitute one run of path segments for another after a common prefix
+//!   — drop a query parameter, insert or remove a path segment (`print`, `amp`, a session
+//!   token), name a directory's index file or not (`index.html`), substitute one run of path
+//!   segments for another after a common prefix
 //!   (`/core/arch/x86_64/` → `/core/arch/x86/`), path case, trailing slash.
 //! * [`HostRules`]: one host's rules and evidence. A rule becomes active with
 //!   [`RuleSettings::min_support`] distinct duplicate pairs and no counterexample (two pages

@@ -24,7 +24,7 @@ pub const MIN_TOKEN_CHARS: usize = 8;
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(tag = "kind", content = "value", rename_all = "snake_case")]
 pub enum SegmentPattern {
-    /// This segment exactly (`print`, `amp`, `index.html`).
+    /// This segment exactly (`print`, `amp`).
     Literal(String),
     /// A session token: this prefix, then at least [`MIN_TOKEN_CHARS`] letters and digits
     /// with at least one digit (`sess-` of `sess-8f3a2b9c`; the prefix may be empty).
@@ -77,11 +77,17 @@ pub enum Rule {
         /// The parameter's name as written.
         name: String,
     },
-    /// A path segment inserted or removed (`/print/`, `/amp/`, `index.html`, a session token);
-    /// the normal form also has no trailing slash.
+    /// A path segment inserted or removed (`/print/`, `/amp/`, a session token): the normal
+    /// form has no such segment.
     Segment {
         /// Which segments.
         segment: SegmentPattern,
+    },
+    /// A directory's index file named or not (`/docs/index.html` and `/docs/`): the normal
+    /// form ends with the directory's slash instead.
+    DirectoryIndex {
+        /// The file's name (`index.html`).
+        name: String,
     },
     /// After the segments of `prefix`, the segments of `from` stand for those of `to`
     /// (`/core/arch/` + `x86_64` → `x86`). `to` sorts before `from`, so a pair and its reverse
@@ -140,8 +146,13 @@ impl Rule {
             Rule::Segment { segment } => {
                 let mut path = PathSegments::of(url.path());
                 path.retain(|s| !segment.matches(s));
-                path.trim_trailing_slash();
                 url.set_path(&path.to_path());
+            }
+            Rule::DirectoryIndex { name } => {
+                let mut path = PathSegments::of(url.path());
+                if path.replace_last(name, "") {
+                    url.set_path(&path.to_path());
+                }
             }
             Rule::Substitute { prefix, from, to } => {
                 let mut path = PathSegments::of(url.path());
@@ -226,7 +237,7 @@ fn path_rule(a: &str, b: &str) -> Option<Rule> {
         ([], inserted) | (inserted, []) => segment_rule(inserted),
         // `/docs/` and `/docs/index.html`: the last segment removed, the slash kept.
         ([last], [empty]) | ([empty], [last]) if empty.is_empty() => {
-            segment_rule(std::slice::from_ref(last))
+            Some(Rule::DirectoryIndex { name: last.clone() })
         }
         ([one], [other]) if SegmentPattern::of(one) == SegmentPattern::of(other) => {
             segment_rule(std::slice::from_ref(one))
@@ -246,7 +257,7 @@ fn path_rule(a: &str, b: &str) -> Option<Rule> {
 }
 
 impl fmt::Display for Rule {
-    /// `drop-param ref`, `segment print`, `segment token sess-*`,
+    /// `drop-param ref`, `segment print`, `segment token sess-*`, `directory-index index.html`,
     /// `substitute /core/arch/{x86_64 -> x86}/`, `case`, `trailing-slash`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -257,6 +268,7 @@ impl fmt::Display for Rule {
             Rule::Segment {
                 segment: SegmentPattern::Token(prefix),
             } => write!(f, "segment token {prefix}*"),
+            Rule::DirectoryIndex { name } => write!(f, "directory-index {name}"),
             Rule::Substitute { prefix, from, to } => {
                 let prefix: String = prefix.iter().map(|s| format!("/{s}")).collect();
                 write!(
@@ -301,7 +313,7 @@ mod tests {
             (
                 "http://h/docs/index.html",
                 "http://h/docs/",
-                "segment index.html",
+                "directory-index index.html",
             ),
             (
                 "http://h/sess-8f3a2b9c/item/3",

@@ -78,7 +78,7 @@ fn each_class_becomes_active_at_min_support_and_skips_onto_known_pages() {
         (
             "http://h/d{}/",
             "http://h/d{}/index.html",
-            "segment index.html",
+            "directory-index index.html",
             "http://h/d9/index.html",
             "http://h/d9/",
         ),
@@ -332,5 +332,41 @@ fn a_host_loaded_from_its_records_and_pages_decides_alike() {
         changes.retracted.len(),
         1,
         "the loaded pages contradict the rule"
+    );
+}
+
+#[test]
+fn a_rule_maps_only_what_it_changes() {
+    let (pages, pairs) = class("http://h/a/{}", "http://h/print/a/{}", 5);
+    let mut host = host_with(&pages, &pairs);
+    host.page_decided_new(&u("http://h/ref/3"));
+    host.page_decided_new(&u("http://h/docs/"));
+    assert_eq!(
+        skipped_onto(&mut host, "http://h/ref/3/"),
+        None,
+        "nothing of slashes"
+    );
+    assert_eq!(skipped_onto(&mut host, "http://h/docs/index.html"), None);
+    assert_eq!(
+        skipped_onto(&mut host, "http://h/print/ref/3").as_deref(),
+        Some("http://h/ref/3")
+    );
+}
+
+#[test]
+fn an_application_names_the_rule_that_maps_the_url_alone() {
+    let (mut pages, mut pairs) = class("http://h/d{}/", "http://h/d{}/index.html", 5);
+    let (slash_pages, slash_pairs) = class("http://h/p/{}", "http://h/p/{}/", 5);
+    pages.extend(slash_pages);
+    pairs.extend(slash_pairs);
+    let mut host = host_with(&pages, &pairs);
+    host.page_decided_new(&u("http://h/d9/"));
+    let (application, _) = host.apply(&u("http://h/d9/index.html"));
+    let Application::Skip { rules, .. } = application else {
+        panic!("{application:?}");
+    };
+    assert_eq!(
+        rules.iter().map(Rule::key).collect::<Vec<_>>(),
+        ["directory-index index.html"]
     );
 }

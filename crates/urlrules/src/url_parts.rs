@@ -107,6 +107,17 @@ impl PathSegments {
         }
     }
 
+    /// Replaces the last segment when it is `from`; whether it did.
+    pub(crate) fn replace_last(&mut self, from: &str, to: &str) -> bool {
+        match self.segments.last_mut() {
+            Some(last) if last == from => {
+                *last = to.to_string();
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// Where `prefix` then `from` start the path, puts `to` in `from`'s place; whether it did.
     pub(crate) fn replace_after(
         &mut self,
