@@ -66,7 +66,7 @@ fn variant_fetches(site: &UrlVariantsSite) -> usize {
         .sum()
 }
 
-fn lines_of<'a>(log: &'a [LogLine], decision: Decision) -> Vec<&'a LogLine> {
+fn lines_of(log: &[LogLine], decision: Decision) -> Vec<&LogLine> {
     log.iter()
         .filter(|line| line.decision == decision)
         .collect()
