@@ -51,9 +51,15 @@ fn class(pattern: &str, variant: &str, n: usize) -> (Vec<String>, Vec<(String, S
     (pages, pairs)
 }
 
-#[test]
-fn each_class_becomes_active_at_min_support_and_skips_onto_known_pages() {
-    let classes = [
+/// Per class: pages, their variants, the rule, a variant URL and the page it maps onto.
+fn rule_classes() -> [(
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+); 8] {
+    [
         (
             "http://h/a/{}",
             "http://h/a/{}?ref=feed",
@@ -110,8 +116,12 @@ fn each_class_becomes_active_at_min_support_and_skips_onto_known_pages() {
             "http://h/p/9/",
             "http://h/p/9",
         ),
-    ];
-    for (pattern, variant, key, candidate, known) in classes {
+    ]
+}
+
+#[test]
+fn each_class_becomes_active_at_min_support_and_skips_onto_known_pages() {
+    for (pattern, variant, key, candidate, known) in rule_classes() {
         let (pages, pairs) = class(pattern, variant, 5);
         let mut host = host_with(&pages[..4], &pairs[..4]);
         assert_eq!(
@@ -160,10 +170,9 @@ fn the_same_pair_again_is_not_more_support() {
 type Pairs = Vec<(String, String)>;
 
 /// Counterexample classes: each has enough duplicate pairs to teach its rule, and two pages
-/// decided distinct that the rule maps onto each other, which vetoes it.
-#[test]
-fn counterexamples_veto_pagination_ids_sort_orders_and_language_prefixes() {
-    let classes: [(&str, Vec<String>, Pairs); 4] = [
+/// decided distinct that the rule maps onto each other.
+fn counterexample_classes() -> [(&'static str, Vec<String>, Pairs); 4] {
+    [
         (
             // `?page=1` is the list itself; `?page=2` is not.
             "drop-param page",
@@ -231,8 +240,13 @@ fn counterexamples_veto_pagination_ids_sort_orders_and_language_prefixes() {
                 .map(|i| (format!("http://h/en/p{i}"), format!("http://h/de/p{i}")))
                 .collect(),
         ),
-    ];
-    for (key, pages, pairs) in classes {
+    ]
+}
+
+/// Each counterexample class vetoes its rule.
+#[test]
+fn counterexamples_veto_pagination_ids_sort_orders_and_language_prefixes() {
+    for (key, pages, pairs) in counterexample_classes() {
         let mut host = host_with(&pages, &pairs);
         let record = host.records().find(|r| r.rule.key() == key).cloned();
         let record = record.unwrap_or_else(|| panic!("{key}: the pairs teach the rule"));

@@ -338,6 +338,23 @@ impl Engine {
         Ok(true)
     }
 
+    /// Whether the leased URL is done without a fetch: fetched already in this round, or an
+    /// active URL rule maps it onto a page archived as new (its `url_duplicate` line is
+    /// logged).
+    fn done_before_fetch(&self, lease: &Lease, progress: &UrlProgress) -> Result<bool, CrawlError> {
+        if crate::revisit::fetched_this_round(self, progress) {
+            tracing::debug!(url = %lease.url(), "already fetched in this round");
+            return Ok(true);
+        }
+        match self.url_duplicate(lease)? {
+            Some(line) => {
+                self.log_line(line)?;
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+
     /// The `url_duplicate` line of a leased URL that an active URL rule maps onto a page
     /// archived as new (it is not fetched; [`crate::url_rules`]).
     fn url_duplicate(&self, lease: &Lease) -> Result<Option<LogLine>, CrawlError> {
@@ -371,17 +388,7 @@ impl Engine {
         } else {
             self.crawl_state.url_progress(url.as_str())?
         };
-        if crate::revisit::fetched_this_round(&self, &progress) {
-            tracing::debug!(url = %url, "already fetched in this round");
-            return Ok(TaskOutput {
-                lease,
-                outcome: HostOutcome::Done,
-                failure: None,
-                pause_after: None,
-            });
-        }
-        if let Some(line) = self.url_duplicate(&lease)? {
-            self.log_line(line)?;
+        if self.done_before_fetch(&lease, &progress)? {
             return Ok(TaskOutput {
                 lease,
                 outcome: HostOutcome::Done,
