@@ -24,11 +24,13 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-use dedupcrawl_frontier::{CanonicalUrl, FrontierEntry};
+use dedupcrawl_frontier::{CanonicalUrl, CanonicalizationRules, EntryKind, FrontierEntry};
+use dedupcrawl_index::Mechanism;
 use dedupcrawl_urlrules::{Application, Changes, HostRules, Rule, RuleSettings, RuleStatus};
 use serde::{Deserialize, Serialize};
 
 use crate::context::Engine;
+use crate::crawl_log::{Decision, LogLine};
 use crate::crawl_state::CrawlStateStore;
 use crate::error::CrawlError;
 use crate::mutex::lock;
@@ -36,14 +38,21 @@ use crate::mutex::lock;
 /// The set of a host's pages archived as new (URLs): what rules may map onto.
 pub(crate) const PAGES_SET: &str = "pages";
 
+/// Between the rules' keys in a crawl-log line's `rule` field.
+const RULE_SEPARATOR: &str = "; ";
+
 /// The set of the frontier entries (JSON) `rule` skipped.
 fn skipped_set(rule: &Rule) -> String {
     format!("skipped {}", rule.key())
 }
 
-/// The `rule` field of a crawl-log line: the rules' keys, joined by `; `.
+/// The `rule` field of a crawl-log line: the rules' keys, joined by [`RULE_SEPARATOR`].
 fn rule_field(rules: &[Rule]) -> String {
-    rules.iter().map(Rule::key).collect::<Vec<_>>().join("; ")
+    rules
+        .iter()
+        .map(Rule::key)
+        .collect::<Vec<_>>()
+        .join(RULE_SEPARATOR)
 }
 
 /// What the rules say of a URL before its fetch.
@@ -97,7 +106,7 @@ impl UrlRuleBook {
     }
 
     /// Runs `body` on `host`'s rules (read from `state` the first time) and stores what it
-    /// changed.
+    /// changed (and what reading the host changed: a retraction the state lost).
     fn with_host<T>(
         &self,
         state: &dyn CrawlStateStore,
@@ -105,41 +114,58 @@ impl UrlRuleBook {
         body: impl FnOnce(&mut HostRules) -> (T, Changes, Option<String>),
     ) -> Result<(T, Changes), CrawlError> {
         let mut hosts = lock(&self.hosts);
+        let mut loaded = Changes::default();
         if !hosts.contains_key(host) {
             let records = state.url_rules(host)?;
             let pages = state.url_rule_set(host, PAGES_SET)?;
-            hosts.insert(
-                host.to_string(),
-                HostRules::load(self.settings, records, pages),
-            );
+            let (rules, changes) = HostRules::load(self.settings, records, pages);
+            hosts.insert(host.to_string(), rules);
+            loaded = changes;
         }
         let Some(rules) = hosts.get_mut(host) else {
             return Err(CrawlError::Worker(format!(
                 "URL rules of {host} not loaded"
             )));
         };
-        let (value, changes, page) = body(rules);
-        for record in &changes.records {
+        let (value, mut changes, page) = body(rules);
+        for record in loaded.records.iter().chain(&changes.records) {
             state.record_url_rule(host, record)?;
         }
         if let (true, Some(page)) = (changes.new_page, page) {
             state.add_to_url_rule_set(host, PAGES_SET, &page)?;
         }
+        changes.retracted.splice(0..0, loaded.retracted);
         Ok((value, changes))
     }
 
     /// Whether `entry`'s URL is fetched: not when an active rule maps it onto a page archived
-    /// as new (the entry then joins each such rule's skipped set).
+    /// as new (the entry then joins each such rule's skipped set). Also the rules retracted
+    /// when the host's rules were read (their skipped URLs are to be fetched).
     pub(crate) fn before_fetch(
         &self,
         state: &dyn CrawlStateStore,
         entry: &FrontierEntry,
-    ) -> Result<BeforeFetch, CrawlError> {
+    ) -> Result<(BeforeFetch, Vec<Rule>), CrawlError> {
         let url = &entry.url;
-        let (application, _) = self.with_host(state, url.host(), |rules| {
+        let (application, changes) = self.with_host(state, url.host(), |rules| {
             let (application, changes) = rules.apply(url.url());
             (application, changes, None)
         })?;
+        Ok((
+            self.skip_or_fetch(state, entry, application)?,
+            changes.retracted,
+        ))
+    }
+
+    /// What an application means for `entry`: a skip is recorded in the rules' skipped sets,
+    /// a verification remembered for the line of its fetch.
+    fn skip_or_fetch(
+        &self,
+        state: &dyn CrawlStateStore,
+        entry: &FrontierEntry,
+        application: Application,
+    ) -> Result<BeforeFetch, CrawlError> {
+        let url = &entry.url;
         match application {
             Application::Fetch => Ok(BeforeFetch::Fetch),
             Application::Verify { rules, .. } => {
@@ -182,23 +208,24 @@ impl UrlRuleBook {
     }
 
     /// The dedup decided `url` a duplicate of `original`: a pair for the rules of their host
-    /// (pairs across hosts teach nothing).
+    /// (pairs across hosts teach nothing). Returns the rules retracted when the host's rules
+    /// were read.
     pub(crate) fn duplicate_found(
         &self,
         state: &dyn CrawlStateStore,
         url: &CanonicalUrl,
         original: &str,
-    ) -> Result<(), CrawlError> {
+    ) -> Result<Vec<Rule>, CrawlError> {
         let Ok(original) = url::Url::parse(original) else {
-            return Ok(());
+            return Ok(Vec::new());
         };
         if original.host_str() != url.url().host_str() || original.port() != url.url().port() {
-            return Ok(());
+            return Ok(Vec::new());
         }
-        self.with_host(state, url.host(), |rules| {
+        let (_, changes) = self.with_host(state, url.host(), |rules| {
             ((), rules.duplicate_found(url.url(), &original), None)
         })?;
-        Ok(())
+        Ok(changes.retracted)
     }
 
     /// The frontier entries `rule` of `host` skipped, and records that `count` of them are
@@ -240,6 +267,50 @@ impl UrlRuleBook {
     }
 }
 
+/// After a kill the crawl state may lack the URL-rule writes of the lines logged since its
+/// last checkpoint (`lines`, which a resume reads again): each `url_duplicate` line's entry
+/// goes back into its rules' skipped sets, each page archived as new into its host's pages.
+/// A rule record may be behind them (a rule needs its support again; a retraction that the
+/// pages show is made again when the host is read).
+pub(crate) fn recover_from_log(
+    state: &dyn CrawlStateStore,
+    lines: &[LogLine],
+) -> Result<(), CrawlError> {
+    let plain = CanonicalizationRules::none();
+    for line in lines {
+        let Ok(url) = CanonicalUrl::parse(&line.url, None, &plain) else {
+            continue;
+        };
+        let new_page = line.decision == Decision::Archived
+            && line
+                .reason
+                .as_ref()
+                .is_some_and(|r| r.mechanism == Mechanism::New);
+        if new_page {
+            state.add_to_url_rule_set(url.host(), PAGES_SET, url.as_str())?;
+        }
+        if let (Decision::UrlDuplicate, Some(rules)) = (line.decision, &line.rule) {
+            let entry = FrontierEntry {
+                kind: if line.via.is_some() {
+                    EntryKind::Link
+                } else {
+                    EntryKind::Seed
+                },
+                depth: line.depth,
+                via: line.via.clone(),
+                redirect_hops: 0,
+                duplicate_hops: 0,
+                url,
+            };
+            let item = serde_json::to_string(&entry).unwrap_or_default();
+            for rule in rules.split(RULE_SEPARATOR) {
+                state.add_to_url_rule_set(entry.url.host(), &format!("skipped {rule}"), &item)?;
+            }
+        }
+    }
+    Ok(())
+}
+
 impl Engine {
     /// Learns from a page's dedup decision: `original` is the page it duplicates (`None`: it
     /// was archived as new). Skipped URLs of the rules this retracts are restored.
@@ -252,19 +323,17 @@ impl Engine {
             return Ok(());
         };
         let state = self.crawl_state.as_ref();
-        match original {
-            Some(original) => book.duplicate_found(state, url, original),
-            None => {
-                let retracted = book.page_archived_new(state, url)?;
-                self.restore_skipped(book, url.host(), &retracted)
-            }
-        }
+        let retracted = match original {
+            Some(original) => book.duplicate_found(state, url, original)?,
+            None => book.page_archived_new(state, url)?,
+        };
+        self.restore_skipped(book, url.host(), &retracted)
     }
 
     /// Every URL the `retracted` rules of `host` skipped is fetched after all: the crawl state
     /// forgets its crawl-log mark of this round, its `url_duplicate` line no longer counts in
     /// the report, and the frontier has it again.
-    fn restore_skipped(
+    pub(crate) fn restore_skipped(
         &self,
         book: &UrlRuleBook,
         host: &str,
@@ -288,5 +357,46 @@ impl Engine {
             self.frontier.offer_again(entries)?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(url: &str, decision: Decision) -> LogLine {
+        LogLine::new(url, decision, 2, Some("http://h.example/idx".into()))
+    }
+
+    /// The lines since the checkpoint put back what a kill lost: the pages archived as new and
+    /// the skipped entries (under each rule of the line); other lines add nothing.
+    #[test]
+    fn the_crawl_log_since_the_checkpoint_restores_the_sets() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dedupcrawl_index::open_sled_waiting_for_lock(dir.path()).unwrap();
+        let state = crate::sled_crawl_state::SledCrawlState::open(&db).unwrap();
+        let mut new = line("http://h.example/a", Decision::Archived);
+        new.reason = Some(dedupcrawl_index::Reason::of(Mechanism::New));
+        let redirect = line("http://h.example/moved", Decision::Archived);
+        let mut skipped = line("http://h.example/a?ref=x", Decision::UrlDuplicate);
+        skipped.rule = Some(["drop-param ref", "case"].join(RULE_SEPARATOR));
+        let exact = line("http://h.example/b?ref=y", Decision::ExactDuplicate);
+        recover_from_log(&state, &[new, redirect, skipped, exact]).unwrap();
+        assert_eq!(
+            state.url_rule_set("h.example", PAGES_SET).unwrap(),
+            ["http://h.example/a"]
+        );
+        for rule in ["drop-param ref", "case"] {
+            let items = state
+                .url_rule_set("h.example", &format!("skipped {rule}"))
+                .unwrap();
+            let entries: Vec<FrontierEntry> = items
+                .iter()
+                .map(|i| serde_json::from_str(i).unwrap())
+                .collect();
+            assert_eq!(entries.len(), 1, "{rule}");
+            assert_eq!(entries[0].url.as_str(), "http://h.example/a?ref=x");
+            assert_eq!((entries[0].depth, entries[0].kind), (2, EntryKind::Link));
+        }
     }
 }

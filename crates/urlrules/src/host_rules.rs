@@ -166,12 +166,13 @@ impl HostRules {
     }
 
     /// The host as stored: its rule records and its pages decided new (URLs that do not
-    /// parse are left out).
+    /// parse are left out). An active rule that two of the pages contradict (its retraction
+    /// was lost, the pages were not) is retracted: the changes say so.
     pub fn load(
         settings: RuleSettings,
         records: impl IntoIterator<Item = RuleRecord>,
         pages: impl IntoIterator<Item = String>,
-    ) -> HostRules {
+    ) -> (HostRules, Changes) {
         let mut host = HostRules::new(settings);
         for page in pages {
             if let Ok(url) = Url::parse(&page)
@@ -189,12 +190,17 @@ impl HostRules {
             .filter(|r| r.status == RuleStatus::Active)
             .map(|r| r.rule.clone())
             .collect();
+        let mut changes = Changes::default();
         for rule in active {
-            let index = host.index_of(&rule).unwrap_or_else(|(index, _)| index);
-            host.indexes.insert(rule, index);
+            match host.index_of(&rule) {
+                Ok(index) => {
+                    host.indexes.insert(rule, index);
+                }
+                Err((_, pair)) => host.contradict(&rule, pair, &mut changes),
+            }
         }
         host.rebuild_composite();
-        host
+        (host, changes)
     }
 
     /// Every rule record of the host.

@@ -14,7 +14,7 @@
 //!   [`RuleSettings::verify_every`] applications is to be fetched anyway.
 //!
 //! The crate does no I/O: the caller stores [`RuleRecord`]s and the pages decided new, and
-//! hands them back to [`HostRules::load`].
+//! hands them back to [`HostRules::load`]; every call returns the [`Changes`] to store.
 //!
 //! ```
 //! use dedupcrawl_urlrules::{Application, HostRules, RuleSettings};

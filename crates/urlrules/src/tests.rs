@@ -2,7 +2,7 @@
 
 use url::Url;
 
-use crate::{Application, HostRules, Rule, RuleSettings, RuleStatus};
+use crate::{Application, Changes, HostRules, Rule, RuleSettings, RuleStatus};
 
 fn u(text: &str) -> Url {
     Url::parse(text).unwrap()
@@ -332,7 +332,8 @@ fn a_host_loaded_from_its_records_and_pages_decides_alike() {
     let (pages, pairs) = class("http://h/a/{}", "http://h/print/a/{}", 5);
     let mut host = host_with(&pages, &pairs);
     let records: Vec<_> = host.records().cloned().collect();
-    let mut loaded = HostRules::load(settings(), records, pages.clone());
+    let (mut loaded, changes) = HostRules::load(settings(), records.clone(), pages.clone());
+    assert_eq!(changes, Changes::default(), "nothing contradicts the rule");
     for candidate in ["http://h/print/a/3", "http://h/print/a/77", "http://h/a/3"] {
         assert_eq!(
             host.apply(&u(candidate)).0,

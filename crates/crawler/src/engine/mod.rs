@@ -362,7 +362,9 @@ impl Engine {
             return Ok(None);
         };
         let entry = &lease.entry;
-        match book.before_fetch(self.crawl_state.as_ref(), entry)? {
+        let (before_fetch, retracted) = book.before_fetch(self.crawl_state.as_ref(), entry)?;
+        self.restore_skipped(book, entry.url.host(), &retracted)?;
+        match before_fetch {
             crate::url_rules::BeforeFetch::Fetch => Ok(None),
             crate::url_rules::BeforeFetch::Skip { duplicate_of, rule } => {
                 let mut line = LogLine::new(

@@ -196,6 +196,9 @@ impl Engine {
                 crawl_state.mark_logged(&crate::revisit::log_key(round.number, &line.url))?;
             }
         }
+        if config.crawl.url_rules {
+            crate::url_rules::recover_from_log(crawl_state.as_ref(), &tail.lines)?;
+        }
         report.resume_scan.files_skipped = resume_scan.files_skipped;
         report.resume_scan.bytes_skipped = resume_scan.bytes_skipped;
         report.resume_scan.records_read = resume_scan.records_read;
