@@ -64,6 +64,11 @@ pub struct CrawlArgs {
     /// Replaces `store.crawl`.
     #[arg(long = "crawl", value_name = "NAME")]
     pub crawl_name: Option<String>,
+    /// URL rules learned from duplicates: `on` skips a URL that a learned rule maps onto a
+    /// page already archived (`url_duplicate`), `off` fetches every URL. Replaces
+    /// `crawl.url_rules`.
+    #[arg(long, value_name = "on|off", value_parser = on_off)]
+    pub url_rules: Option<bool>,
     /// Runtime threads: N threads for fetching and N for page processing (4N on a
     /// PostgreSQL store, where page processing mostly waits for the database; default: the
     /// machine's cores). `--threads 1` keeps a worker near one core, e.g. to run several
@@ -205,6 +210,16 @@ pub fn overrides(args: &mut CrawlArgs) -> ConfigOverrides {
         user_agent: args.user_agent.take(),
         store: args.store.take(),
         crawl_name: args.crawl_name.take(),
+        url_rules: args.url_rules,
+    }
+}
+
+/// `on` or `off` (for `--url-rules`).
+fn on_off(value: &str) -> Result<bool, String> {
+    match value {
+        "on" => Ok(true),
+        "off" => Ok(false),
+        other => Err(format!("{other:?}: expected on or off")),
     }
 }
 

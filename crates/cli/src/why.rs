@@ -213,6 +213,12 @@ fn reason(line: &LogLine) -> String {
                 .unwrap_or("(probe URL not logged)"),
             line.similarity.map_or("-".into(), |s| format!("{s:.3}"))
         ),
+        Decision::UrlDuplicate => format!(
+            "not fetched: the URL rule {} (learned from duplicates found earlier) maps it onto \
+             {}, a page archived as new; its links were not enqueued",
+            line.rule.as_deref().unwrap_or("(rule not logged)"),
+            line.duplicate_of.as_deref().unwrap_or("(not logged)")
+        ),
         Decision::OutOfScope => format!("out of scope: {note}"),
         Decision::Filtered => format!("fetched, not archived by policy: {note}"),
         Decision::Error => format!(

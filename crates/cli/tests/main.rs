@@ -29,6 +29,7 @@ mod refused_starts;
 mod schedule_cli;
 mod seed_credentials;
 mod state_faults;
+mod url_rules;
 mod wget_vs_crawl;
 mod why_decisions;
 mod why_recrawl_decisions;

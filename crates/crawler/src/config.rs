@@ -35,6 +35,9 @@ pub const DEFAULT_INTERRUPT_GRACE_SECONDS: f64 = 5.0;
 /// Largest `crawl.interrupt_grace_seconds` accepted.
 pub const MAX_INTERRUPT_GRACE_SECONDS: f64 = 600.0;
 
+/// Default of `crawl.url_rules`.
+pub const DEFAULT_URL_RULES: bool = true;
+
 /// The whole configuration of one crawl.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -48,6 +51,9 @@ pub struct CrawlConfig {
     pub store: StoreSettings,
     pub recrawl: RecrawlSettings,
     pub render: RenderSettings,
+    /// `[url_rules]`: when a rule learned from duplicates is applied, how often it is checked
+    /// (`crawl.url_rules` turns the mechanism on or off).
+    pub url_rules: dedupcrawl_urlrules::RuleSettings,
     /// `[[site]]` entries: seeds with their own scope and politeness.
     pub site: Vec<SiteConfig>,
 }
@@ -127,6 +133,9 @@ pub struct CrawlSettings {
     /// A duplicate reached through this many duplicates' new links in a row follows none of
     /// its own (0: no duplicate's links are followed).
     pub duplicate_links_max_hops: u8,
+    /// URL rules learned from duplicates (`[url_rules]`, `crate::url_rules`): a URL that an
+    /// active rule maps onto a page already archived is not fetched (`url_duplicate`).
+    pub url_rules: bool,
 }
 
 impl CrawlSettings {
@@ -167,6 +176,7 @@ impl Default for CrawlSettings {
             duplicate_links_min_share: 0.5,
             duplicate_links_min_count: 3,
             duplicate_links_max_hops: 8,
+            url_rules: DEFAULT_URL_RULES,
         }
     }
 }
@@ -476,6 +486,8 @@ pub struct ConfigOverrides {
     pub store: Option<String>,
     /// `store.crawl`.
     pub crawl_name: Option<String>,
+    /// `crawl.url_rules` (`--url-rules on|off`).
+    pub url_rules: Option<bool>,
 }
 
 /// A site ready for the engine: parsed seeds and compiled scope.
@@ -591,6 +603,9 @@ impl CrawlConfig {
         }
         if let Some(crawl) = overrides.crawl_name {
             self.store.crawl = Some(crawl);
+        }
+        if let Some(url_rules) = overrides.url_rules {
+            self.crawl.url_rules = url_rules;
         }
     }
 

@@ -77,6 +77,9 @@ pub(crate) struct Engine {
     /// The seeds' credentials by origin, sent with every request of the origin's pages
     /// ([`crate::credentials`]).
     pub(crate) credentials: HashMap<String, BasicCredentials>,
+    /// URL rules learned from duplicates (`None`: `crawl.url_rules` is off;
+    /// [`crate::url_rules`]).
+    pub(crate) url_rules: Option<crate::url_rules::UrlRuleBook>,
     /// Set by an interrupt: no new request starts ([`Engine::ensure_not_stopping`]).
     pub(crate) stopping: AtomicBool,
     /// The browser pool when some site renders pages ([`crate::render_page`]).

@@ -37,6 +37,10 @@ pub enum Decision {
     Filtered,
     /// Failed for good; `error` says why.
     Error,
+    /// Not fetched: an active URL rule learned from duplicates (`rule`) maps the URL onto
+    /// `duplicate_of`, a page archived as new (`crate::url_rules`). Its links are not
+    /// enqueued.
+    UrlDuplicate,
 }
 
 impl Decision {
@@ -54,6 +58,7 @@ impl Decision {
             Decision::Soft404 => "soft_404",
             Decision::Filtered => "filtered",
             Decision::Error => "error",
+            Decision::UrlDuplicate => "url_duplicate",
         }
     }
 }
@@ -121,6 +126,11 @@ pub struct LogLine {
     /// rendered DOM's, which the WARC keeps as a `conversion` record.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rendered: Option<bool>,
+    /// On a `url_duplicate` line, and on a page fetched to verify a rule: the URL rule that
+    /// maps the URL onto `duplicate_of` (`drop-param ref`, `segment print`, ...; several
+    /// joined by `; `).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rule: Option<String>,
 }
 
 fn first_round() -> u32 {
@@ -156,6 +166,7 @@ impl LogLine {
             links_followed: None,
             found_in: None,
             rendered: None,
+            rule: None,
         }
     }
 }
@@ -374,6 +385,7 @@ mod tests {
             Decision::Soft404,
             Decision::Filtered,
             Decision::Error,
+            Decision::UrlDuplicate,
         ] {
             let json = serde_json::to_string(&decision).unwrap_or_default();
             assert_eq!(json, format!("\"{}\"", decision.as_str()));

@@ -4,8 +4,10 @@
 //! for recrawls the round in progress and each URL's revisit state ([`RevisitState`]); for
 //! `dedupcrawl schedule`, each scheduled site's state ([`ScheduledSiteState`]); each worker's
 //! output directory (for commands that read a whole crawl); per host, what its soft-404
-//! probes found ([`Soft404Probe`]).
+//! probes found ([`Soft404Probe`]); per host, the URL rules learned from duplicates
+//! ([`RuleRecord`]) and the URL sets they use ([`crate::url_rules`]).
 
+use dedupcrawl_urlrules::RuleRecord;
 use serde::{Deserialize, Serialize};
 
 use crate::error::CrawlError;
@@ -253,6 +255,15 @@ pub(crate) trait CrawlStateStore: Send + Sync {
     fn soft_404_probe(&self, host: &str) -> Result<Option<Soft404Probe>, CrawlError>;
     /// Records (or replaces) what the soft-404 probes of `host` found.
     fn record_soft_404_probe(&self, host: &str, probe: &Soft404Probe) -> Result<(), CrawlError>;
+    /// Every URL rule recorded for `host`, any order.
+    fn url_rules(&self, host: &str) -> Result<Vec<RuleRecord>, CrawlError>;
+    /// Records (or replaces) one rule of `host`, keyed by its rule.
+    fn record_url_rule(&self, host: &str, record: &RuleRecord) -> Result<(), CrawlError>;
+    /// The items of `host`'s set named `set` (any order): the URL rules' pages archived as new
+    /// (URLs) and the URLs each rule skipped (frontier entries as JSON; `crate::url_rules`).
+    fn url_rule_set(&self, host: &str, set: &str) -> Result<Vec<String>, CrawlError>;
+    /// Adds `item` to `host`'s set named `set` (again: no change).
+    fn add_to_url_rule_set(&self, host: &str, set: &str, item: &str) -> Result<(), CrawlError>;
     /// Makes every write so far durable; with the embedded stores this flushes the whole
     /// state database (frontier and index trees too).
     fn flush(&self) -> Result<(), CrawlError>;
@@ -526,6 +537,91 @@ pub(crate) mod behaviour_suite {
         );
         drop(state);
         forgetting_a_page(open);
+        url_rules(open);
+    }
+
+    fn rule_record(name: &str, skips: u64) -> RuleRecord {
+        let mut host = dedupcrawl_urlrules::HostRules::new(Default::default());
+        let u = |s: &str| url::Url::parse(s).unwrap();
+        host.duplicate_found(
+            &u(&format!("http://a.example/x?{name}=1")),
+            &u("http://a.example/x"),
+        );
+        let mut record = host.records().next().cloned().expect("a rule");
+        record.skips = skips;
+        record
+    }
+
+    fn sorted(mut urls: Vec<String>) -> Vec<String> {
+        urls.sort();
+        urls
+    }
+
+    /// URL rules: one record per host and rule, the last one wins; sets per host and name,
+    /// each item once; all of it after a reopen.
+    fn url_rules(open: &dyn Fn() -> Box<dyn CrawlStateStore>) {
+        {
+            let state = open();
+            assert!(state.url_rules("a.example").unwrap().is_empty());
+            state
+                .record_url_rule("a.example", &rule_record("ref", 1))
+                .unwrap();
+            state
+                .record_url_rule("a.example", &rule_record("ref", 2))
+                .unwrap();
+            state
+                .record_url_rule("a.example", &rule_record("src", 0))
+                .unwrap();
+            state
+                .record_url_rule("b.example", &rule_record("ref", 9))
+                .unwrap();
+            for (list, url) in [
+                ("pages", "http://a.example/1"),
+                ("pages", "http://a.example/2"),
+                ("pages", "http://a.example/1"),
+                ("skipped drop-param ref", "http://a.example/1?ref=x"),
+            ] {
+                state.add_to_url_rule_set("a.example", list, url).unwrap();
+            }
+            state
+                .add_to_url_rule_set("b.example", "pages", "http://b.example/")
+                .unwrap();
+            state.flush().unwrap();
+        }
+        let state = open();
+        let mut rules = state.url_rules("a.example").unwrap();
+        rules.sort_by_key(|r| r.rule.key());
+        assert_eq!(
+            rules,
+            [rule_record("ref", 2), rule_record("src", 0)],
+            "the last record wins"
+        );
+        assert_eq!(
+            state.url_rules("b.example").unwrap(),
+            [rule_record("ref", 9)]
+        );
+        assert!(state.url_rules("c.example").unwrap().is_empty());
+        assert_eq!(
+            sorted(state.url_rule_set("a.example", "pages").unwrap()),
+            ["http://a.example/1", "http://a.example/2"],
+            "a set: each URL once"
+        );
+        assert_eq!(
+            state
+                .url_rule_set("a.example", "skipped drop-param ref")
+                .unwrap(),
+            ["http://a.example/1?ref=x"]
+        );
+        assert!(
+            state
+                .url_rule_set("a.example", "skipped drop-param src")
+                .unwrap()
+                .is_empty()
+        );
+        assert_eq!(
+            state.url_rule_set("b.example", "pages").unwrap(),
+            ["http://b.example/"]
+        );
     }
 
     /// A page whose record was lost: forgotten, it has no archived record, no revisit state and

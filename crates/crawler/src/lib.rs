@@ -55,6 +55,11 @@
 //!   `crawl.soft_404_probes` random paths that cannot exist are requested; a `200` HTML answer
 //!   is the host's soft-404 model, and a page that resembles it (and has no substantial block
 //!   of its own) is logged `soft_404`: not archived, links not enqueued (`soft_404.rs`).
+//! * URL rules learned from duplicates (`crawl.url_rules`, [`crate::url_rules`]): a leased URL
+//!   that an active rule maps onto a page archived as new is not fetched → `url_duplicate`
+//!   (with `duplicate_of` and `rule`), links not enqueued; one in `url_rules.verify_every`
+//!   applications is fetched anyway, and a rule found wrong is retracted and its skipped URLs
+//!   fetched.
 //! * Non-HTML: never parsed; archived with exact (payload) dedup, or skipped
 //!   (`archive.non_html = "skip"`).
 //! * Bodies over `fetch.max_body_bytes`: truncated (archived with `WARC-Truncated: length`, log
@@ -69,7 +74,7 @@
 //! duplicate_of, similarity, content_digest, depth, via`, plus `error`, `note`, `bytes` when
 //! they apply), `index.cdxj` (sorted, pywb), `state/` (one sled db: `frontier_*` trees,
 //! `dedup_index`, `crawl_archived`, `crawl_logged`, `crawl_sitemaps_done`, `crawl_revisit`,
-//! `crawl_round`, `crawl_soft_404`), `report.json`.
+//! `crawl_round`, `crawl_soft_404`, `crawl_url_rules`, `crawl_url_rule_sets`), `report.json`.
 //!
 //! ## Rounds ([`run_recrawl`])
 //! Round 1 is the first crawl; each recrawl is one more round over the same state: the URLs
@@ -148,6 +153,7 @@ mod soft_404_model;
 mod state_repair;
 mod stop_signal;
 mod stores;
+mod url_rules;
 mod watchdog;
 
 pub use archive_integrity::{ArchiveCheck, DamagedRegion, check_archive};
@@ -174,3 +180,4 @@ pub use site_schedule::SiteSchedule;
 pub use state_repair::{StateRepair, repair_state};
 pub use stop_signal::StopSignal;
 pub use stores::{crawl_output_dirs, open_crawl_index};
+pub use url_rules::UrlRulesReport;

@@ -62,6 +62,20 @@ impl LogCounts {
         }
     }
 
+    /// Takes back the count of a `url_duplicate` line of the round (its URL rule was
+    /// retracted: the URL is fetched and logged again), and its crawl-log `mark` if the
+    /// state does not have it yet.
+    pub(crate) fn uncount_url_duplicate(
+        &mut self,
+        report: &mut CrawlReport,
+        url: &str,
+        mark: &str,
+    ) {
+        report.remove_url_duplicate(url);
+        self.changed.insert(report_host(url));
+        self.unmarked.retain(|unmarked| unmarked != mark);
+    }
+
     /// The pages counted per host (the budgets).
     pub(crate) fn pages(&self) -> HashMap<String, u64> {
         self.pages.clone()

@@ -580,6 +580,7 @@ fn record_decision(
     let decision = indexed_before_logged(decision, fetched.url.as_str());
     let mut line = decision_line(fetched, &decision, page)?;
     line.reason = Some(decision.reason().clone());
+    learn_url_rules(fetched, &decision, &mut line)?;
     let choice = match (&decision, &links) {
         (_, None) => None,
         (DedupDecision::New { .. }, Some(_)) => Some(LinkChoice::All),
@@ -626,6 +627,34 @@ pub(crate) fn record_payload_decision(
     line.reason = Some(decision.reason().clone());
     Fetched::add_note(&mut line, note);
     log_with_links(fetched.engine, line, Vec::new())
+}
+
+/// The URL rules learn from the decision (a page archived as new, or an exact or near
+/// duplicate of one);
+/// a page fetched to verify a rule says so on its line.
+fn learn_url_rules(
+    fetched: &Fetched<'_>,
+    decision: &DedupDecision,
+    line: &mut LogLine,
+) -> Result<(), CrawlError> {
+    let engine = fetched.engine;
+    let Some(book) = &engine.url_rules else {
+        return Ok(());
+    };
+    if let Some(rule) = book.verifying(fetched.url.as_str()) {
+        line.rule = Some(rule);
+        Fetched::add_note(line, "fetched to verify its URL rule");
+    }
+    match decision {
+        DedupDecision::New { .. } if line.decision == Decision::Archived => {
+            engine.learn_url_rules(&fetched.url, None)
+        }
+        // Part of a larger page is not the same content: it teaches no rule.
+        DedupDecision::New { .. } | DedupDecision::Contained { .. } => Ok(()),
+        DedupDecision::ExactDuplicate { of, .. } | DedupDecision::NearDuplicate { of, .. } => {
+            engine.learn_url_rules(&fetched.url, Some(&of.name))
+        }
+    }
 }
 
 /// A page the index names as the exact duplicate of itself was recorded by a run that died

@@ -1,12 +1,12 @@
 //! The PostgreSQL [`CrawlStateStore`] ([`PostgresCrawlState`]): the engine's progress in the
 //! tables of `migrations/20261125000003_crawl_state.sql`, `20261125000004_revisit.sql`,
 //! `20261125160000_schedule_sites.sql`, `20261125181400_soft_404.sql` and
-//! `20261126110000_crawl_log_checkpoint.sql`, keyed by crawl. Archived URLs and
+//! `20261126110000_crawl_log_checkpoint.sql` and `20261202090000_url_rules.sql`, keyed by crawl. Archived URLs and
 //! sitemaps read are shared by every worker of the crawl (a page archived by one worker is
 //! archived for all); the crawl-log marks, the crawl-log checkpoint and the WARC checkpoint are
 //! the worker's own, since they describe the crawl log and WARC files of its `--out` directory. Revisit states and the
 //! current round are the crawl's, like archived URLs, and so are the hosts' soft-404 probes; so are the scheduled sites' states (kept
-//! under the schedule's own crawl name).
+//! under the schedule's own crawl name), and the URL rules with their sets of URLs.
 //!
 //! Every write is one autocommitted statement, durable when it returns, so
 //! [`flush`](CrawlStateStore::flush) has nothing to do. A call whose connection is lost (the
@@ -26,6 +26,7 @@ use crate::crawl_state::{
     RevisitState, RoundState, ScheduledSiteState, Soft404Probe, UrlProgress,
 };
 use crate::error::CrawlError;
+use dedupcrawl_urlrules::RuleRecord;
 
 /// Connections the store keeps open at most.
 const MAX_CONNECTIONS: u32 = 2;
@@ -638,6 +639,81 @@ impl CrawlStateStore for PostgresCrawlState {
 
     fn record_soft_404_probe(&self, host: &str, probe: &Soft404Probe) -> Result<(), CrawlError> {
         self.write_json(&SOFT_404, host, probe)
+    }
+
+    fn url_rules(&self, host: &str) -> Result<Vec<RuleRecord>, CrawlError> {
+        let host = host.to_string();
+        let rows: Vec<String> = self.call(
+            "read a host's URL rules",
+            move |mut conn, crawl, _| async move {
+                sqlx::query_scalar(
+                    "SELECT record FROM crawl_url_rules WHERE crawl = $1 AND host = $2",
+                )
+                .bind(&crawl)
+                .bind(&host)
+                .fetch_all(&mut *conn)
+                .await
+            },
+        )?;
+        Ok(rows
+            .iter()
+            .filter_map(|text| serde_json::from_str(text).ok())
+            .collect())
+    }
+
+    fn record_url_rule(&self, host: &str, record: &RuleRecord) -> Result<(), CrawlError> {
+        let (host, rule) = (host.to_string(), record.rule.key());
+        let text = serde_json::to_string(record).unwrap_or_default();
+        self.call("record a URL rule", move |mut conn, crawl, _| async move {
+            sqlx::query(
+                "INSERT INTO crawl_url_rules (crawl, host, rule, record) VALUES ($1, $2, $3, $4) \
+                 ON CONFLICT (crawl, host, rule) DO UPDATE SET record = EXCLUDED.record",
+            )
+            .bind(&crawl)
+            .bind(&host)
+            .bind(&rule)
+            .bind(&text)
+            .execute(&mut *conn)
+            .await
+            .map(drop)
+        })
+    }
+
+    fn url_rule_set(&self, host: &str, set: &str) -> Result<Vec<String>, CrawlError> {
+        let (host, set) = (host.to_string(), set.to_string());
+        self.call(
+            "read a URL rules' set",
+            move |mut conn, crawl, _| async move {
+                sqlx::query_scalar(
+                "SELECT item FROM crawl_url_rule_sets WHERE crawl = $1 AND host = $2 AND name = $3",
+            )
+            .bind(&crawl)
+            .bind(&host)
+            .bind(&set)
+            .fetch_all(&mut *conn)
+            .await
+            },
+        )
+    }
+
+    fn add_to_url_rule_set(&self, host: &str, set: &str, item: &str) -> Result<(), CrawlError> {
+        let (host, set, item) = (host.to_string(), set.to_string(), item.to_string());
+        self.call(
+            "add to a URL rules' set",
+            move |mut conn, crawl, _| async move {
+                sqlx::query(
+                "INSERT INTO crawl_url_rule_sets (crawl, host, name, item) VALUES ($1, $2, $3, $4) \
+                 ON CONFLICT DO NOTHING",
+            )
+            .bind(&crawl)
+            .bind(&host)
+            .bind(&set)
+            .bind(&item)
+            .execute(&mut *conn)
+            .await
+            .map(drop)
+            },
+        )
     }
 
     /// Every write is committed when it returns: nothing to do.

@@ -39,6 +39,11 @@ pub struct HostReport {
     pub bytes_fetched: u64,
     /// Payload bytes of duplicates, not stored as new content.
     pub bytes_saved: u64,
+    /// URLs not fetched because a URL rule maps them onto a page archived as new
+    /// (`url_duplicate` lines; a skipped URL fetched again after its rule was retracted no
+    /// longer counts): fetches saved.
+    #[serde(default)]
+    pub url_duplicates: u64,
     /// Decisions by the mechanism that decided (lines with a `reason`, by
     /// `reason.mechanism`).
     #[serde(default)]
@@ -66,6 +71,10 @@ pub struct CrawlReport {
     /// dashboard shows as "in index" for a crawl on disk). None: the index did not answer.
     #[serde(default)]
     pub index_documents: Option<u64>,
+    /// URL rules learned from duplicates, over the hosts this run met (absent when
+    /// `crawl.url_rules` is off).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url_rules: Option<crate::url_rules::UrlRulesReport>,
     /// The signal that interrupted this run (`dedupcrawl crawl` exits 130 for SIGINT, 143
     /// for SIGTERM); absent when the run was not interrupted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -159,6 +168,7 @@ impl HostReport {
             Decision::OutOfScope => self.out_of_scope += 1,
             Decision::Filtered => self.filtered += 1,
             Decision::Error => self.errors += 1,
+            Decision::UrlDuplicate => self.url_duplicates += 1,
         }
     }
 }
@@ -184,6 +194,15 @@ impl HostReport {
 }
 
 impl CrawlReport {
+    /// Takes back a `url_duplicate` line of `url`: its rule was retracted and the URL is
+    /// fetched after all.
+    pub(crate) fn remove_url_duplicate(&mut self, url: &str) {
+        self.total.url_duplicates = self.total.url_duplicates.saturating_sub(1);
+        if let Some(host) = self.hosts.get_mut(&report_host(url)) {
+            host.url_duplicates = host.url_duplicates.saturating_sub(1);
+        }
+    }
+
     /// Takes back the counts of an `archived` line whose record was lost.
     pub(crate) fn remove_archived(&mut self, line: &LogLine) {
         self.total.remove_archived(line);

@@ -1,4 +1,4 @@
-//! The embedded [`CrawlStateStore`]: eight trees of the crawl's sled database (`OUT/state/`;
+//! The embedded [`CrawlStateStore`]: twelve trees of the crawl's sled database (`OUT/state/`;
 //! a schedule's own database, `OUT/schedule-state/`, uses the same trees).
 
 use crate::crawl_state::{
@@ -7,6 +7,7 @@ use crate::crawl_state::{
 };
 use crate::error::CrawlError;
 use crate::report::HostReport;
+use dedupcrawl_urlrules::RuleRecord;
 
 /// Sled tree: canonical URL → [`ArchivedRecord`] (JSON) of the WARC record written for it.
 const TREE_ARCHIVED: &str = "crawl_archived";
@@ -34,6 +35,16 @@ const TREE_SOFT_404: &str = "crawl_soft_404";
 const TREE_LOG_CHECKPOINT: &str = "crawl_log_checkpoint";
 const LOG_CHECKPOINT_META: &[u8] = b"meta";
 const LOG_CHECKPOINT_HOST: &[u8] = b"h/";
+/// Sled tree: host, NUL, rule key → [`RuleRecord`] (JSON).
+const TREE_URL_RULES: &str = "crawl_url_rules";
+/// Sled tree: host, NUL, set name, NUL, item → empty (the URL rules' sets).
+const TREE_URL_RULE_SETS: &str = "crawl_url_rule_sets";
+
+/// The key of `parts` joined by NUL (which no host, rule key or URL holds), and the prefix
+/// of every key that starts with them.
+fn joined_key(parts: &[&str]) -> Vec<u8> {
+    parts.join("\0").into_bytes()
+}
 
 /// The stored part of a [`CrawlLogCheckpoint`] beside its host rows.
 #[derive(serde::Serialize, serde::Deserialize)]
@@ -56,6 +67,8 @@ pub(crate) struct SledCrawlState {
     output_dir: sled::Tree,
     soft_404: sled::Tree,
     log_checkpoint: sled::Tree,
+    url_rules: sled::Tree,
+    url_rule_sets: sled::Tree,
 }
 
 impl SledCrawlState {
@@ -72,6 +85,8 @@ impl SledCrawlState {
             output_dir: db.open_tree(TREE_OUTPUT_DIR)?,
             soft_404: db.open_tree(TREE_SOFT_404)?,
             log_checkpoint: db.open_tree(TREE_LOG_CHECKPOINT)?,
+            url_rules: db.open_tree(TREE_URL_RULES)?,
+            url_rule_sets: db.open_tree(TREE_URL_RULE_SETS)?,
         })
     }
 }
@@ -302,6 +317,44 @@ impl CrawlStateStore for SledCrawlState {
             host.as_bytes(),
             serde_json::to_vec(probe).unwrap_or_default(),
         )?;
+        Ok(())
+    }
+
+    fn url_rules(&self, host: &str) -> Result<Vec<RuleRecord>, CrawlError> {
+        let mut prefix = joined_key(&[host]);
+        prefix.push(0);
+        let mut records = Vec::new();
+        for item in self.url_rules.scan_prefix(prefix) {
+            let (_, value) = item?;
+            if let Ok(record) = serde_json::from_slice(&value) {
+                records.push(record);
+            }
+        }
+        Ok(records)
+    }
+
+    fn record_url_rule(&self, host: &str, record: &RuleRecord) -> Result<(), CrawlError> {
+        self.url_rules.insert(
+            joined_key(&[host, &record.rule.key()]),
+            serde_json::to_vec(record).unwrap_or_default(),
+        )?;
+        Ok(())
+    }
+
+    fn url_rule_set(&self, host: &str, set: &str) -> Result<Vec<String>, CrawlError> {
+        let mut prefix = joined_key(&[host, set]);
+        prefix.push(0);
+        let mut urls = Vec::new();
+        for item in self.url_rule_sets.scan_prefix(&prefix) {
+            let (key, _) = item?;
+            urls.push(String::from_utf8_lossy(&key[prefix.len()..]).into_owned());
+        }
+        Ok(urls)
+    }
+
+    fn add_to_url_rule_set(&self, host: &str, set: &str, item: &str) -> Result<(), CrawlError> {
+        self.url_rule_sets
+            .insert(joined_key(&[host, set, item]), &[] as &[u8])?;
         Ok(())
     }
 

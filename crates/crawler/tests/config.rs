@@ -127,6 +127,15 @@ fn bad_values_are_errors_naming_the_key() {
         &format!("{seeds}soft_404_resemblance = 1.5\n"),
         "crawl.soft_404_resemblance",
     );
+    check(
+        &format!("{seeds}[url_rules]\nmin_support = 0\n"),
+        "url_rules.min_support",
+    );
+    check(
+        &format!("{seeds}[url_rules]\nverify_every = 0\n"),
+        "url_rules.verify_every",
+    );
+    check(&format!("{seeds}[url_rules]\nsupport = 3\n"), "support");
 }
 
 #[test]
@@ -144,8 +153,10 @@ fn flags_override_keys() {
         user_agent: Some("tester/1.0".into()),
         store: Some("postgres://u@127.0.0.1:5432/db".into()),
         crawl_name: Some("docs".into()),
+        url_rules: Some(false),
     });
     config.validate().expect("valid");
+    assert!(!config.crawl.url_rules, "--url-rules off");
     assert_eq!(
         config.store.url.as_deref(),
         Some("postgres://u@127.0.0.1:5432/db")

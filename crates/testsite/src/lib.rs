@@ -33,6 +33,11 @@
 //! [`Soft404Site`] serves a heavy-template shop that answers `200` "page not found" for any
 //! unknown path (soft 404s), with its ground truth ([`Soft404Truth`]).
 //!
+//! [`UrlVariantsSite`] serves one host of URL variants (tracking parameters, print and AMP
+//! views, session ids in paths, case and slash variants, directory indexes, one item under
+//! two prefixes) and counterexamples (pagination, ids, sort orders, language prefixes), for
+//! the URL rules learned from duplicates, with its ground truth ([`UrlVariantsTruth`]).
+//!
 //! [`TestSite::expected`] returns the ground truth ([`Expectations`]) with absolute URLs, and
 //! [`TestSite::request_log`] every request received, for politeness assertions.
 //!
@@ -78,6 +83,7 @@ pub mod similarity;
 mod soft_404;
 mod spa;
 mod text;
+mod url_variants;
 mod varied;
 
 use std::io;
@@ -104,6 +110,9 @@ pub use mutating::{MutatingSite, Validation, text};
 pub use script_navigation::ScriptNavigationSite;
 pub use soft_404::{SOFT_404_PRODUCTS, Soft404Site, Soft404Truth};
 pub use spa::{SPA_PAGES, SpaSite};
+pub use url_variants::{
+    DRIFT_ITEMS, DRIFT_SAME, UrlVariantsSite, UrlVariantsTruth, VARIANT_ITEMS, Variant,
+};
 pub use varied::{
     CalendarTruth, MAIN_END, MAIN_START, MarkupStyle, Measured, VariedHost, VariedSites,
     VariedTruth, shared_data_root,

@@ -19,6 +19,7 @@ impl CrawlConfig {
         self.validate_fetch()?;
         self.validate_archive_and_scope()?;
         self.validate_sites()?;
+        self.validate_url_rules()?;
         if self.crawl.seeds.is_empty() && self.site.is_empty() {
             return Err(CrawlError::ConfigValue(
                 "no seeds: set crawl.seeds, add a [[site]], or pass --seed".into(),
@@ -64,6 +65,26 @@ impl CrawlConfig {
             ));
         }
         self.validate_crawl_limits()
+    }
+
+    /// `[url_rules]`.
+    fn validate_url_rules(&self) -> Result<(), CrawlError> {
+        let r = &self.url_rules;
+        if r.min_support == 0 {
+            return Err(CrawlError::ConfigValue(
+                "url_rules.min_support = 0 must be at least 1 (distinct duplicate pairs a rule \
+                 needs before it is applied)"
+                    .into(),
+            ));
+        }
+        if r.verify_every == 0 {
+            return Err(CrawlError::ConfigValue(
+                "url_rules.verify_every = 0 must be at least 1 (1: every application is \
+                 fetched anyway)"
+                    .into(),
+            ));
+        }
+        Ok(())
     }
 
     /// `[fetch]`.

@@ -7,6 +7,7 @@ use crate::mutex::lock;
 use crate::output_paths::{OutputPaths, warc_files};
 use crate::report::CrawlReport;
 use crate::stop_signal::StopSignal;
+use crate::url_rules::UrlRulesReport;
 
 impl Engine {
     /// Flushes the archive and the state, then records the WARC position the flushed state
@@ -102,6 +103,10 @@ impl Engine {
             .map(|stats| stats.documents)
             .map_err(|error| tracing::warn!("index size for report.json: {error}"))
             .ok();
+        report.url_rules = self.url_rules.as_ref().map(|book| UrlRulesReport {
+            fetches_saved: report.total.url_duplicates,
+            ..book.report()
+        });
         report.warc_files = warc_files(&paths.warc_dir)?
             .iter()
             .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))

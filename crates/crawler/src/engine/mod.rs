@@ -342,6 +342,48 @@ impl Engine {
         Ok(true)
     }
 
+    /// Whether the leased URL is done without a fetch: fetched already in this round, or an
+    /// active URL rule maps it onto a page archived as new (its `url_duplicate` line is
+    /// logged).
+    fn done_before_fetch(&self, lease: &Lease, progress: &UrlProgress) -> Result<bool, CrawlError> {
+        if crate::revisit::fetched_this_round(self, progress) {
+            tracing::debug!(url = %lease.url(), "already fetched in this round");
+            return Ok(true);
+        }
+        match self.url_duplicate(lease)? {
+            Some(line) => {
+                self.log_line(line)?;
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+
+    /// The `url_duplicate` line of a leased URL that an active URL rule maps onto a page
+    /// archived as new (it is not fetched; [`crate::url_rules`]).
+    fn url_duplicate(&self, lease: &Lease) -> Result<Option<LogLine>, CrawlError> {
+        let Some(book) = &self.url_rules else {
+            return Ok(None);
+        };
+        let entry = &lease.entry;
+        let (before_fetch, retracted) = book.before_fetch(self.crawl_state.as_ref(), entry)?;
+        self.restore_skipped(book, entry.url.host(), &retracted)?;
+        match before_fetch {
+            crate::url_rules::BeforeFetch::Fetch => Ok(None),
+            crate::url_rules::BeforeFetch::Skip { duplicate_of, rule } => {
+                let mut line = LogLine::new(
+                    entry.url.as_str(),
+                    Decision::UrlDuplicate,
+                    entry.depth,
+                    entry.via.clone(),
+                );
+                line.duplicate_of = Some(duplicate_of);
+                line.rule = Some(rule);
+                Ok(Some(line))
+            }
+        }
+    }
+
     /// Processes one leased URL: robots, fetch, response.
     async fn process(self: Arc<Self>, lease: Lease) -> Result<TaskOutput, CrawlError> {
         let url = lease.url().clone();
@@ -352,8 +394,7 @@ impl Engine {
         } else {
             self.crawl_state.url_progress(url.as_str())?
         };
-        if crate::revisit::fetched_this_round(&self, &progress) {
-            tracing::debug!(url = %url, "already fetched in this round");
+        if self.done_before_fetch(&lease, &progress)? {
             return Ok(TaskOutput {
                 lease,
                 outcome: HostOutcome::Done,

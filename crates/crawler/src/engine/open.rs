@@ -196,6 +196,9 @@ impl Engine {
                 crawl_state.mark_logged(&crate::revisit::log_key(round.number, &line.url))?;
             }
         }
+        if config.crawl.url_rules {
+            crate::url_rules::recover_from_log(crawl_state.as_ref(), &tail.lines)?;
+        }
         report.resume_scan.files_skipped = resume_scan.files_skipped;
         report.resume_scan.bytes_skipped = resume_scan.bytes_skipped;
         report.resume_scan.records_read = resume_scan.records_read;
@@ -251,6 +254,10 @@ impl Engine {
             soft_404: Mutex::new(HashMap::new()),
             credentials: crate::credentials::seed_credentials(&config),
             stopping: std::sync::atomic::AtomicBool::new(false),
+            url_rules: config
+                .crawl
+                .url_rules
+                .then(|| crate::url_rules::UrlRuleBook::new(config.url_rules)),
             round,
             first_leases_unrecorded,
             rules: config.canonicalization.rules(),
