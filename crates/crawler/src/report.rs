@@ -267,6 +267,23 @@ impl CrawlReport {
                 self.total.soft_404
             );
         }
+        if let Some(rules) = &self.url_rules
+            && rules.learned + rules.vetoed > 0
+        {
+            let _ = writeln!(
+                out,
+                "URL rules: {} learned ({} active, {} retracted), {} vetoed by distinct pages; \
+                 {} URLs not fetched (url_duplicate), {} fetched to verify, {} fetched after a \
+                 retraction",
+                rules.learned,
+                rules.active,
+                rules.retractions,
+                rules.vetoed,
+                rules.fetches_saved,
+                rules.verifications,
+                rules.restored
+            );
+        }
         let integrity = &self.resume_scan;
         if integrity.log_lines_moved + integrity.log_lines_restored > 0 {
             let _ = writeln!(

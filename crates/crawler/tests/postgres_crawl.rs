@@ -1,11 +1,12 @@
 //! A real crawl of the fixture site with every store in PostgreSQL (`[store] url`, the server
 //! `DEDUPCRAWL_TEST_POSTGRES` names; fails without one): it archives every distinct page once
-//! and each duplicate group once, like the embedded crawl in `crawl.rs`.
+//! and each duplicate group once, like the embedded crawl in `crawl.rs`; URL rules learned by one
+//! run apply in the next.
 
 use crate::common;
 
-use dedupcrawl_crawler::run_crawl;
-use dedupcrawl_testsite::TestSite;
+use dedupcrawl_crawler::{CrawlConfig, run_crawl};
+use dedupcrawl_testsite::{TestSite, UrlVariantsSite, VARIANT_ITEMS};
 
 use common::*;
 
@@ -116,4 +117,65 @@ async fn a_resumed_crawl_on_postgres_keeps_the_soft_404_probe() {
         config.store.crawl = Some(crawl.clone());
     })
     .await;
+}
+
+/// URL rules on PostgreSQL: a rule learned by a run stopped by its page budget is read from the
+/// crawl's tables by the next run, which applies it from its first variant on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn url_rules_learned_on_postgres_apply_in_the_next_run() {
+    let site = UrlVariantsSite::start().await.expect("host starts");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (server, crawl) = (server_url(), fresh_crawl());
+    let config = |max_pages: Option<u64>| {
+        let mut config = CrawlConfig::default();
+        config.crawl.seeds = vec![format!("{}idx/tracking", site.truth().seed)];
+        config.crawl.out = dir.path().join("out");
+        (
+            config.crawl.delay,
+            config.crawl.concurrency,
+            config.crawl.per_host,
+        ) = (0.0, 1, 1);
+        (config.crawl.sitemaps, config.crawl.soft_404_probes) = (false, 0);
+        (config.crawl.progress, config.crawl.max_pages) = (false, max_pages);
+        config.store.url = Some(server.clone());
+        config.store.crawl = Some(crawl.clone());
+        config
+    };
+    let variant_fetches = || {
+        let requests = site.requests();
+        site.truth()
+            .variants
+            .iter()
+            .map(|v| requests.get(&v.url).copied().unwrap_or(0))
+            .sum::<usize>()
+    };
+    // The index, the originals and five variants: the rule is learned, then the run stops.
+    let budget = 1 + VARIANT_ITEMS as u64 + 5;
+    let first = run_crawl(config(Some(budget))).await.expect("first run");
+    assert_eq!(
+        first.url_rules.map(|r| r.active),
+        Some(1),
+        "learned in the first run"
+    );
+    let fetched_first = variant_fetches();
+    let second = run_crawl(config(None)).await.expect("second run");
+    let fetched_second = variant_fetches() - fetched_first;
+    assert!(
+        fetched_second <= 2,
+        "applied from the start (one in 20 verified): {fetched_second}"
+    );
+    assert_eq!(
+        second.total.url_duplicates as usize + fetched_second,
+        VARIANT_ITEMS - fetched_first
+    );
+    let pool = sqlx::PgPool::connect(&server).await.expect("connect");
+    for table in ["crawl_url_rules", "crawl_url_rule_sets"] {
+        let rows: i64 =
+            sqlx::query_scalar(&format!("SELECT count(*) FROM {table} WHERE crawl = $1"))
+                .bind(&crawl)
+                .fetch_one(&pool)
+                .await
+                .expect("count rows");
+        assert!(rows > 0, "no {table} rows for the crawl");
+    }
 }
