@@ -22,7 +22,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use dedupcrawl_frontier::{CanonicalUrl, CanonicalizationRules, OutOfScopeReason, ScopeDecision};
+use dedupcrawl_frontier::{CanonicalUrl, CanonicalizationRules};
 use dedupcrawl_render::{GateFuture, Renderer, RequestGate, Subrequest};
 use dedupcrawl_textprep::{ExtractedPage, LinkKind};
 use tokio::time::Instant;
@@ -232,14 +232,7 @@ impl PoliteGate {
     /// The site whose hosts hold `url` (scope by host: a page's scripts and data live beside
     /// it, outside the patterns its pages match).
     fn site_of(&self, url: &CanonicalUrl) -> Option<&ResolvedSite> {
-        self.sites.iter().find(|site| {
-            !matches!(
-                site.scope.check(url, 0),
-                ScopeDecision::OutOfScope(
-                    OutOfScopeReason::HostNotAllowed | OutOfScopeReason::HostDenied
-                )
-            )
-        })
+        crate::engine::site_holding(&self.sites, url)
     }
 
     /// The moment the request to `host` may start, reserving the slot after it.

@@ -38,11 +38,16 @@ pub enum Mechanism {
     SiteThreshold,
     /// No mechanism found an earlier page this one duplicates: archived.
     New,
+    /// Before any fetch: an active URL rule learned from the host's duplicate pairs maps the
+    /// URL onto a page archived as new (`url_duplicate`, the line's `rule`). Last in
+    /// [`Mechanism::ALL`] though it runs first: records store a mechanism's position there.
+    UrlRule,
 }
 
 impl Mechanism {
-    /// Every mechanism, in pipeline order (for counts and documentation).
-    pub const ALL: [Mechanism; 10] = [
+    /// Every mechanism, in pipeline order (for counts and documentation), then the ones added
+    /// later (a record stores a mechanism's position here, so positions never change).
+    pub const ALL: [Mechanism; 11] = [
         Mechanism::Canonical,
         Mechanism::Soft404,
         Mechanism::ExactPayload,
@@ -53,6 +58,7 @@ impl Mechanism {
         Mechanism::Reprint,
         Mechanism::SiteThreshold,
         Mechanism::New,
+        Mechanism::UrlRule,
     ];
 
     /// The name as the crawl log writes it.
@@ -68,6 +74,7 @@ impl Mechanism {
             Mechanism::Reprint => "reprint",
             Mechanism::SiteThreshold => "site_threshold",
             Mechanism::New => "new",
+            Mechanism::UrlRule => "url_rule",
         }
     }
 
@@ -101,6 +108,10 @@ impl Mechanism {
                 "its site asks a higher threshold than the resemblance to its closest page"
             }
             Mechanism::New => "no earlier page is close enough by any mechanism",
+            Mechanism::UrlRule => {
+                "a URL rule learned from the host's duplicates maps the URL onto an archived \
+                 page: not fetched"
+            }
         }
     }
 }

@@ -35,6 +35,8 @@ use html5ever::tokenizer::{
 };
 use std::cell::RefCell;
 
+use crate::extract::contains_ignore_ascii_case;
+
 /// Path endings of a relative literal taken as a page (compared case-insensitively).
 pub const PAGE_EXTENSIONS: &[&str] = &[
     ".html", ".htm", ".xhtml", ".shtml", ".php", ".asp", ".aspx", ".jsp",
@@ -64,7 +66,9 @@ pub fn links_in_script(source: &str, max_links: usize) -> Vec<String> {
 /// What one literal names: the links of its markup, or itself when it is a page URL.
 /// `dynamic`: a template literal with `${…}` parts (its text is not a whole URL).
 fn links_in_literal(literal: &str, dynamic: bool) -> Vec<String> {
-    if literal.contains('<') && (contains_ascii(literal, "href") || contains_ascii(literal, "src"))
+    if literal.contains('<')
+        && (contains_ignore_ascii_case(literal, "href")
+            || contains_ignore_ascii_case(literal, "src"))
     {
         return links_in_markup(literal);
     }
@@ -72,13 +76,6 @@ fn links_in_literal(literal: &str, dynamic: bool) -> Vec<String> {
         return vec![literal.to_string()];
     }
     Vec::new()
-}
-
-fn contains_ascii(haystack: &str, needle: &str) -> bool {
-    haystack
-        .as_bytes()
-        .windows(needle.len())
-        .any(|w| w.eq_ignore_ascii_case(needle.as_bytes()))
 }
 
 /// Whether a literal is a URL of a page by the module's rule.
@@ -101,10 +98,11 @@ fn is_page_url(literal: &str) -> bool {
     }
     let path = literal.split(['?', '#']).next().unwrap_or("");
     let path_lower = path.to_ascii_lowercase();
+    // A page name: something before the extension, and not a folder (`dir/.html`).
     let named_page = PAGE_EXTENSIONS.iter().any(|ext| {
-        path_lower.ends_with(ext)
-            && path_lower.len() > ext.len()
-            && !path_lower.ends_with(&format!("/{ext}"))
+        path_lower
+            .strip_suffix(ext)
+            .is_some_and(|stem| !stem.is_empty() && !stem.ends_with('/'))
     });
     let folder = path.ends_with('/')
         && (path.starts_with('/') || path.starts_with("./") || path.starts_with("../"))

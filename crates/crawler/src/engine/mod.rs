@@ -131,17 +131,25 @@ async fn run_round(
     report
 }
 
+/// The site whose hosts hold `url` (by host alone: patterns and depth aside).
+pub(crate) fn site_holding<'a>(
+    sites: &'a [ResolvedSite],
+    url: &CanonicalUrl,
+) -> Option<&'a ResolvedSite> {
+    sites.iter().find(|site| {
+        !matches!(
+            site.scope.check(url, 0),
+            ScopeDecision::OutOfScope(
+                OutOfScopeReason::HostNotAllowed | OutOfScopeReason::HostDenied
+            )
+        )
+    })
+}
+
 impl Engine {
     /// The site a URL's host belongs to.
     pub(crate) fn site_for(&self, url: &CanonicalUrl) -> Option<&ResolvedSite> {
-        self.sites.iter().find(|site| {
-            !matches!(
-                site.scope.check(url, 0),
-                ScopeDecision::OutOfScope(
-                    OutOfScopeReason::HostNotAllowed | OutOfScopeReason::HostDenied
-                )
-            )
-        })
+        site_holding(&self.sites, url)
     }
 
     /// Whether a URL found at `depth` may be enqueued: in scope of its host's site.
@@ -379,6 +387,9 @@ impl Engine {
                 );
                 line.duplicate_of = Some(duplicate_of);
                 line.rule = Some(rule);
+                line.reason = Some(dedupcrawl_index::Reason::of(
+                    dedupcrawl_index::Mechanism::UrlRule,
+                ));
                 Ok(Some(line))
             }
         }

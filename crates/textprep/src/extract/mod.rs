@@ -29,7 +29,7 @@ pub use page::{
 };
 
 /// `needle` (ASCII, lowercase) in `haystack` in any case, without allocating.
-fn contains_ignore_ascii_case(haystack: &str, needle: &str) -> bool {
+pub(crate) fn contains_ignore_ascii_case(haystack: &str, needle: &str) -> bool {
     haystack
         .as_bytes()
         .windows(needle.len())
