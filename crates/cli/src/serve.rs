@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context as _;
-use dedupcrawl_crawler::{CrawlReport, LogLine, OutputPaths, observe_line, warc_files};
+use dedupcrawl_crawler::{CrawlReport, LogLine, LogReplay, OutputPaths, warc_files};
 use dedupcrawl_observe::{CrawlObserver, Dashboard, Gauges};
 
 use crate::dashboard_queries::CrawlOnDisk;
@@ -109,6 +109,7 @@ struct LogFollower {
     paths: OutputPaths,
     observer: Arc<CrawlObserver>,
     offset: u64,
+    replay: LogReplay,
 }
 
 impl LogFollower {
@@ -117,6 +118,7 @@ impl LogFollower {
             paths,
             observer,
             offset: 0,
+            replay: LogReplay::default(),
         }
     }
 
@@ -138,7 +140,9 @@ impl LogFollower {
                 continue;
             }
             match serde_json::from_slice::<LogLine>(line) {
-                Ok(line) => observe_line(&self.observer, &line),
+                Ok(line) => {
+                    self.replay.line(&self.observer, &line);
+                }
                 Err(error) => {
                     tracing::warn!(log = %log.display(), %error, "crawl-log line skipped")
                 }
@@ -150,6 +154,7 @@ impl LogFollower {
         self.observer.gauges(Gauges {
             warc_bytes: warc_bytes(&self.paths.warc_dir),
             index_documents: report.as_ref().and_then(|report| report.index_documents),
+            url_rules: report.as_ref().and_then(|report| report.url_rules),
             ..Gauges::default()
         });
         if ended {

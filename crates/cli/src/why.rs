@@ -10,7 +10,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
-use dedupcrawl_crawler::{Decision, LogLine, OutputPaths, read_crawl_log};
+use dedupcrawl_crawler::{Decision, LogLine, OutputPaths, RuleRecord, read_crawl_log};
 use dedupcrawl_index::{Mechanism, Reason, ShingleCounts, compared_shingle_set, shingle_counts};
 use dedupcrawl_sketch::shingle_set;
 use dedupcrawl_textprep::{ComparedText, TextPrep};
@@ -54,6 +54,19 @@ pub struct Why {
     /// `soft_404`: the probe URL (a path that cannot exist) whose answer the page resembles.
     #[serde(skip_serializing_if = "Option::is_none")]
     resembles: Option<String>,
+    /// A line with a `rule` (a `url_duplicate`, or a fetch that verified a rule): the rules
+    /// as the crawl state holds them, with the pairs they were learned from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    url_rules: Option<UrlRulesWhy>,
+}
+
+#[derive(Debug, Serialize)]
+struct UrlRulesWhy {
+    /// Each rule the line names, as stored (status, support pairs, counterexample, counts).
+    rules: Vec<RuleRecord>,
+    /// Why some rule the line names is not shown.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rules_missing: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -137,7 +150,46 @@ pub fn explain(out: &Path, url: &str) -> anyhow::Result<Why> {
         redirect_chain: redirect_chain(last, &by_url),
         duplicate,
         resembles: last.resembles.clone(),
+        url_rules: last
+            .rule
+            .as_deref()
+            .map(|rules| url_rules_why(out, &last.url, rules)),
     })
+}
+
+/// The rules `rules` (a crawl-log `rule` field: keys joined by "; ") of `url`'s host, read
+/// from the crawl state.
+fn url_rules_why(out: &Path, url: &str, rules: &str) -> UrlRulesWhy {
+    let keys: Vec<&str> = rules.split("; ").collect();
+    let stored = (|| -> anyhow::Result<Vec<RuleRecord>> {
+        let mut config = crate::overlap::saved_config(out)?;
+        config.crawl.out = out.to_path_buf();
+        let host = dedupcrawl_observe::host_of(url);
+        dedupcrawl_crawler::read_url_rules(&config, &host)
+            .context("the crawl's state cannot be read (a running crawl holds it)")
+    })();
+    match stored {
+        Ok(records) => {
+            let found: Vec<RuleRecord> = keys
+                .iter()
+                .filter_map(|key| records.iter().find(|r| r.rule.key() == *key).cloned())
+                .collect();
+            let missing: Vec<&str> = keys
+                .iter()
+                .filter(|key| !found.iter().any(|r| r.rule.key() == **key))
+                .copied()
+                .collect();
+            UrlRulesWhy {
+                rules: found,
+                rules_missing: (!missing.is_empty())
+                    .then(|| format!("not in the crawl state: {}", missing.join("; "))),
+            }
+        }
+        Err(error) => UrlRulesWhy {
+            rules: Vec::new(),
+            rules_missing: Some(format!("{error:#}")),
+        },
+    }
 }
 
 /// The URL as given, and the forms the crawl log may have it in.
@@ -395,6 +447,9 @@ fn print_text(why: &Why) {
     if let Some(reason) = &why.explanation {
         print_reason(reason);
     }
+    if let Some(rules) = &why.url_rules {
+        print_url_rules(rules);
+    }
     let Some(duplicate) = &why.duplicate else {
         return;
     };
@@ -426,6 +481,38 @@ fn print_text(why: &Why) {
         }
         (None, Some(missing)) => println!("  compared   texts not shown: {missing}"),
         (None, None) => {}
+    }
+}
+
+/// The URL rules a line names: status, what they were learned from, what they did.
+fn print_url_rules(rules: &UrlRulesWhy) {
+    for record in &rules.rules {
+        println!(
+            "  url rule   {}: {:?}; explained {} duplicate pairs; {} URLs skipped, {} verified, \
+             {} restored",
+            record.rule,
+            record.status,
+            record.pairs_seen,
+            record.skips,
+            record.verifications,
+            record.restored
+        );
+        println!(
+            "  learned from {} pairs (duplicate <- original):",
+            record.support.len()
+        );
+        for pair in &record.support {
+            println!("             {} <- {}", pair.url, pair.original);
+        }
+        if let Some(pair) = &record.counterexample {
+            println!(
+                "  counterexample (distinct pages it maps together): {} / {}",
+                pair.url, pair.original
+            );
+        }
+    }
+    if let Some(missing) = &rules.rules_missing {
+        println!("  url rule   not shown: {missing}");
     }
 }
 

@@ -168,6 +168,83 @@ fn url_rules_cut_variant_fetches_and_keep_every_distinct_page() {
         "{figures}"
     );
     assert_eq!(figures["fetches_saved"], (off - on) as u64, "{figures}");
+    assert_served_figures(&dir.path().join("on"), &on_report);
+    assert_why_names_the_rule(&dir.path().join("on"), &on_log, truth);
+}
+
+/// `serve OUT` of a finished crawl: `/api/state` has report.json's `url_rules` and
+/// url_duplicate counts, `/metrics` each figure under `dedupcrawl_url_rules`.
+fn assert_served_figures(out: &Path, report: &Value) {
+    let address = crate::support::browser::free_address();
+    let mut serve = Command::new(env!("CARGO_BIN_EXE_dedupcrawl"))
+        .arg("serve")
+        .arg(out)
+        .arg("--listen")
+        .arg(address.to_string())
+        .spawn()
+        .expect("start serve");
+    crate::support::browser::wait_for(address, &mut serve);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let state: Value = loop {
+        let state: Value = serde_json::from_str(&crate::support::http_get(address, "/api/state"))
+            .expect("/api/state is JSON");
+        if state["running"] == false || std::time::Instant::now() > deadline {
+            break state;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    };
+    let metrics = crate::support::http_get(address, "/metrics");
+    let _ = serve.kill();
+    let _ = serve.wait();
+    assert_eq!(state["url_rules"], report["url_rules"], "/api/state");
+    assert_eq!(
+        state["total"]["url_duplicates"], report["total"]["url_duplicates"],
+        "/api/state totals"
+    );
+    let figures = report["url_rules"].as_object().expect("url_rules");
+    for (figure, value) in figures {
+        let line = format!("dedupcrawl_url_rules{{figure=\"{figure}\"}} {value}");
+        assert!(
+            metrics.lines().any(|l| l == line),
+            "/metrics lacks {line:?}"
+        );
+    }
+    // A counter never goes down: it keeps the lines of URLs restored after a retraction.
+    let lines = report["total"]["url_duplicates"].as_u64().expect("url_duplicates")
+        + report["url_rules"]["restored"].as_u64().expect("restored");
+    let skips = format!("decision=\"url_duplicate\"}} {lines}");
+    assert!(
+        metrics
+            .lines()
+            .any(|l| l.starts_with("dedupcrawl_pages_total{") && l.ends_with(&skips)),
+        "/metrics pages_total lacks url_duplicate {skips:?}"
+    );
+}
+
+/// `why` on a skipped variant prints its rule as stored: active, the support pairs it was
+/// learned from (duplicates of their originals), its skips.
+fn assert_why_names_the_rule(out: &Path, log: &[LogLine], truth: &UrlVariantsTruth) {
+    let line = lines_of(log, Decision::UrlDuplicate)[0];
+    let why = crate::support::why(out, &line.url);
+    assert_eq!(why["explanation"]["mechanism"], "url_rule", "{why}");
+    let rules = why["url_rules"]["rules"]
+        .as_array()
+        .expect("url_rules.rules");
+    assert_eq!(rules.len(), 1, "{why}");
+    let rule = &rules[0];
+    assert_eq!(rule["status"], "active", "{rule}");
+    let support = rule["support"].as_array().expect("support pairs");
+    assert_eq!(support.len(), 5, "the default min_support: {rule}");
+    for pair in support {
+        let url = pair["url"].as_str().expect("url");
+        let variant = truth.variants.iter().find(|v| v.url == url);
+        assert_eq!(
+            variant.map(|v| v.original.as_str()),
+            pair["original"].as_str(),
+            "a support pair is a variant and its original: {pair}"
+        );
+    }
+    assert!(rule["skips"].as_u64() >= Some(1), "{rule}");
 }
 
 #[test]
@@ -245,5 +322,128 @@ fn rules_survive_a_restart() {
         variant_fetches(&site) - fetched_first <= 2,
         "the second run applies the rule from its start (one in 20 verified): {} fetched",
         variant_fetches(&site) - fetched_first
+    );
+}
+
+/// Lines of `decision` in the crawl log as written so far (a line being written is not one).
+fn logged(out: &Path, decision: &str) -> usize {
+    let needle = format!("\"decision\":\"{decision}\"");
+    std::fs::read_to_string(out.join("crawl.log.jsonl"))
+        .map(|text| text.lines().filter(|line| line.contains(&needle)).count())
+        .unwrap_or(0)
+}
+
+/// A crawl killed (SIGKILL) while its rule is skipping variants, then resumed: the rule
+/// is active again from the resume's start (no second learning: at most the in-flight
+/// verification fetched), every variant is fetched or skipped, none is both, every distinct
+/// page is archived, and the report's figures count each skip once.
+#[test]
+fn rules_survive_a_kill() {
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    let site = runtime.block_on(UrlVariantsSite::start()).expect("host");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let seed = format!("{}idx/tracking", site.truth().seed);
+    let out = dir.path().join("out");
+    let config = dir.path().join("crawl.toml");
+    std::fs::write(&config, CONFIG).expect("write config");
+    // A host delay, so the skips are spread over time and the kill lands among them.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_dedupcrawl"))
+        .arg("crawl")
+        .arg("--config")
+        .arg(&config)
+        .arg("--out")
+        .arg(&out)
+        .args([
+            "--delay",
+            "0.05",
+            "--quiet",
+            "--seed",
+            &seed,
+            "--url-rules",
+            "on",
+        ])
+        .spawn()
+        .expect("start the crawl");
+    let started = std::time::Instant::now();
+    while logged(&out, "url_duplicate") < 3 {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(60),
+            "no skips within a minute"
+        );
+        assert!(
+            child.try_wait().expect("wait").is_none(),
+            "the crawl ended before the kill"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    child.kill().expect("SIGKILL the crawl");
+    child.wait().expect("reap the crawl");
+    let skipped_before = logged(&out, "url_duplicate");
+    let fetched_before = variant_fetches(&site);
+    assert!(
+        skipped_before < VARIANT_ITEMS - fetched_before,
+        "killed with variants left: {skipped_before} skipped, {fetched_before} fetched"
+    );
+
+    let (log, report) = crawl(dir.path(), "out", &seed, "on", &[]);
+    let variants: HashSet<&str> = site
+        .truth()
+        .variants
+        .iter()
+        .map(|v| v.url.as_str())
+        .collect();
+    let requests = site.requests();
+    let skipped: HashSet<&str> = lines_of(&log, Decision::UrlDuplicate)
+        .iter()
+        .map(|line| line.url.as_str())
+        .filter(|url| variants.contains(url))
+        .collect();
+    assert_eq!(
+        skipped.len(),
+        lines_of(&log, Decision::UrlDuplicate).len(),
+        "each variant skipped once"
+    );
+    for url in site
+        .truth()
+        .variants
+        .iter()
+        .filter(|v| v.class == "tracking")
+    {
+        let url = url.url.as_str();
+        let fetched = requests.get(url).copied().unwrap_or(0);
+        assert!(
+            skipped.contains(url) != (fetched >= 1),
+            "{url}: skipped {}, fetched {fetched} times",
+            skipped.contains(url)
+        );
+    }
+    let fetched_after = variant_fetches(&site) - fetched_before;
+    assert!(
+        fetched_after <= 2,
+        "the resume applies the rule from its start: {fetched_after} variants fetched"
+    );
+    let archived: HashSet<&str> = lines_of(&log, Decision::Archived)
+        .iter()
+        .map(|line| line.url.as_str())
+        .collect();
+    for variant in site
+        .truth()
+        .variants
+        .iter()
+        .filter(|v| v.class == "tracking")
+    {
+        assert!(
+            archived.contains(variant.original.as_str()),
+            "{} not archived",
+            variant.original
+        );
+    }
+    let figures = &report["url_rules"];
+    assert_eq!(figures["active"], 1, "{figures}");
+    assert_eq!(figures["fetches_saved"], skipped.len() as u64, "{figures}");
+    assert_eq!(
+        report["total"]["url_duplicates"],
+        skipped.len() as u64,
+        "{report}"
     );
 }

@@ -165,12 +165,13 @@ pub use config::{
 pub use crawl_log::{CrawlLog, Decision, HOST_GIVEN_UP_NOTE, LogLine, read_crawl_log};
 pub use crawl_state::ScheduledSiteState;
 pub use credentials::{REDACTED, config_without_credentials, without_credentials};
+pub use dedupcrawl_urlrules::RuleRecord;
 pub use engine::{
     run_crawl, run_locked_crawl, run_locked_recrawl, run_observed_crawl, run_recrawl,
 };
 pub use error::CrawlError;
 pub use host_health::GivenUpHost;
-pub use observe_hooks::observe_line;
+pub use observe_hooks::{LogReplay, observe_line};
 pub use output_lock::OutputLock;
 pub use output_paths::{OutputPaths, warc_files};
 pub use recrawl_settings::RecrawlSettings;
@@ -179,5 +180,5 @@ pub use schedule_book::ScheduleBook;
 pub use site_schedule::SiteSchedule;
 pub use state_repair::{StateRepair, repair_state};
 pub use stop_signal::StopSignal;
-pub use stores::{crawl_output_dirs, open_crawl_index};
+pub use stores::{crawl_output_dirs, open_crawl_index, read_url_rules};
 pub use url_rules::UrlRulesReport;

@@ -152,6 +152,7 @@ fn observed(report: &HostReport) -> HostCounts {
         soft_404: report.soft_404,
         out_of_scope: report.out_of_scope,
         filtered: report.filtered,
+        url_duplicates: report.url_duplicates,
         errors: report.errors,
         bytes_fetched: report.bytes_fetched,
         bytes_saved: report.bytes_saved,

@@ -7,6 +7,8 @@ use dedupcrawl_fetch::{FetchError, FetchedResponse};
 use dedupcrawl_frontier::HostOutcome;
 use dedupcrawl_observe::{CrawlObserver, DecisionEvent, FetchEvent, Gauges, PauseReason};
 
+use dedupcrawl_index::Mechanism;
+
 use crate::context::Engine;
 use crate::crawl_log::{Decision, LogLine};
 use crate::output_paths::{OutputPaths, warc_files};
@@ -31,6 +33,33 @@ pub fn observe_line(observer: &CrawlObserver, line: &LogLine) {
         note: line.note.as_deref(),
         error: line.error.as_deref(),
     });
+}
+
+/// Replays crawl-log lines into an observer (a crawl read from disk, or a resumed crawl's
+/// lines since its checkpoint), counting them as `report.json` does: a `url_duplicate` line
+/// of a URL that has a later line in the round no longer counts (its URL rule was retracted
+/// and the URL fetched after all).
+#[derive(Debug, Default)]
+pub struct LogReplay {
+    /// Round and URL of the lines so far that are a `url_duplicate` and their URL's last.
+    skipped: std::collections::HashSet<(u32, String)>,
+}
+
+impl LogReplay {
+    /// Tells the observer about `line`; true when it took back an earlier `url_duplicate`
+    /// line of its URL (the caller's report takes it back too).
+    pub fn line(&mut self, observer: &CrawlObserver, line: &LogLine) -> bool {
+        let key = (line.round, line.url.clone());
+        let taken_back = self.skipped.remove(&key);
+        if taken_back {
+            observer.url_duplicate_taken_back(&line.url, Mechanism::UrlRule.as_str());
+        }
+        if line.decision == Decision::UrlDuplicate {
+            self.skipped.insert(key);
+        }
+        observe_line(observer, line);
+        taken_back
+    }
 }
 
 impl Engine {
@@ -87,6 +116,13 @@ impl Engine {
             in_flight: frontier.as_ref().map_or(0, |f| f.in_flight),
             index_documents,
             warc_bytes,
+            url_rules: self
+                .url_rules
+                .as_ref()
+                .map(|book| crate::url_rules::UrlRulesReport {
+                    fetches_saved: crate::mutex::lock(&self.log).report.total.url_duplicates,
+                    ..book.report()
+                }),
         };
         self.observer.gauges(gauges);
         gauges

@@ -754,6 +754,15 @@ mod tests {
         });
     }
 
+    /// Two workers of one crawl share URL rules as they learn them.
+    #[test]
+    fn workers_share_url_rules_while_they_run() {
+        let (url, crawl) = (server_url(), fresh_crawl());
+        let one = PostgresCrawlState::connect(&url, &crawl, "w1").unwrap();
+        let two = PostgresCrawlState::connect(&url, &crawl, "w2").unwrap();
+        crate::url_rules::tests::a_rule_learned_by_one_worker_applies_in_another(&one, &two);
+    }
+
     /// Two workers of one crawl share archived URLs and sitemaps, not log marks or checkpoints;
     /// each sees every worker's output directory.
     #[test]

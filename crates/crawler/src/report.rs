@@ -6,6 +6,8 @@ use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 
+use dedupcrawl_index::Mechanism;
+
 use crate::crawl_log::{Decision, LogLine};
 use crate::host_health::GivenUpHost;
 
@@ -174,6 +176,14 @@ impl HostReport {
 }
 
 impl HostReport {
+    /// Takes back a `url_duplicate` line (with its `url_rule` mechanism count).
+    fn remove_url_duplicate(&mut self) {
+        self.url_duplicates = self.url_duplicates.saturating_sub(1);
+        if let Some(count) = self.mechanisms.get_mut(Mechanism::UrlRule.as_str()) {
+            *count = count.saturating_sub(1);
+        }
+    }
+
     /// Takes back what [`add`](HostReport::add) counted for an `archived` line (its record was
     /// lost from the WARC files: the page is fetched and counted again).
     fn remove_archived(&mut self, line: &LogLine) {
@@ -197,9 +207,9 @@ impl CrawlReport {
     /// Takes back a `url_duplicate` line of `url`: its rule was retracted and the URL is
     /// fetched after all.
     pub(crate) fn remove_url_duplicate(&mut self, url: &str) {
-        self.total.url_duplicates = self.total.url_duplicates.saturating_sub(1);
+        self.total.remove_url_duplicate();
         if let Some(host) = self.hosts.get_mut(&report_host(url)) {
-            host.url_duplicates = host.url_duplicates.saturating_sub(1);
+            host.remove_url_duplicate();
         }
     }
 

@@ -204,3 +204,27 @@ pub fn crawl_output_dirs(config: &crate::CrawlConfig) -> Result<Vec<PathBuf>, Cr
         }
     }
 }
+
+/// The URL rules of `host` (`host[:port]`) in the crawl state of a crawl that is not
+/// running (for `dedupcrawl why`): each rule's status, the pairs it was learned from, its
+/// counterexample and its counts. An embedded state is read from a copy, as
+/// [`open_crawl_index`] reads it.
+pub fn read_url_rules(
+    config: &crate::CrawlConfig,
+    host: &str,
+) -> Result<Vec<dedupcrawl_urlrules::RuleRecord>, CrawlError> {
+    match config.store.location()? {
+        crate::config::StoreLocation::Embedded => {
+            let state_dir = crate::OutputPaths::new(&config.crawl.out).state;
+            let copy = crate::read_only_state::StateCopy::of(&state_dir)?;
+            let db = sled::Config::new()
+                .path(copy.path())
+                .cache_capacity(STATE_CACHE_BYTES)
+                .open()?;
+            SledCrawlState::open(&db)?.url_rules(host)
+        }
+        crate::config::StoreLocation::Postgres { url, crawl, .. } => {
+            PostgresCrawlState::connect(&url, &crawl, "why")?.url_rules(host)
+        }
+    }
+}

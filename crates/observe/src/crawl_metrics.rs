@@ -28,6 +28,11 @@ struct HostLabel {
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct Figure {
+    figure: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct HostCode {
     host: String,
     code: u16,
@@ -48,6 +53,7 @@ pub(crate) struct CrawlMetrics {
     frontier_in_flight: Gauge,
     index_documents: Gauge,
     warc_bytes: Gauge,
+    url_rules: Family<Figure, Gauge>,
 }
 
 impl CrawlMetrics {
@@ -69,6 +75,7 @@ impl CrawlMetrics {
             frontier_in_flight: Gauge::default(),
             index_documents: Gauge::default(),
             warc_bytes: Gauge::default(),
+            url_rules: Family::default(),
         };
         let registry = registry.sub_registry_with_prefix("dedupcrawl");
         registry.register(
@@ -136,6 +143,13 @@ impl CrawlMetrics {
             "Size of the crawl's WARC files",
             Unit::Bytes,
             metrics.warc_bytes.clone(),
+        );
+        registry.register(
+            "url_rules",
+            "URL rules learned from duplicates, by figure (report.json url_rules: learned, \
+             active, candidates, vetoed, retractions, applications, verifications, restored, \
+             fetches_saved); absent when crawl.url_rules is off",
+            metrics.url_rules.clone(),
         );
         metrics
     }
@@ -225,6 +239,15 @@ impl CrawlMetrics {
             self.index_documents.set(saturating_i64(documents));
         }
         self.warc_bytes.set(saturating_i64(gauges.warc_bytes));
+        if let Some(figures) = &gauges.url_rules {
+            for (figure, value) in figures.named() {
+                self.url_rules
+                    .get_or_create(&Figure {
+                        figure: figure.to_string(),
+                    })
+                    .set(saturating_i64(value));
+            }
+        }
     }
 }
 

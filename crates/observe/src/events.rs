@@ -66,4 +66,6 @@ pub struct Gauges {
     /// None: not known (the index did not answer, or a crawl read from disk has not ended).
     pub index_documents: Option<u64>,
     pub warc_bytes: u64,
+    /// The URL rules' figures (None: `crawl.url_rules` is off, or not known yet).
+    pub url_rules: Option<dedupcrawl_urlrules::RuleFigures>,
 }

@@ -30,6 +30,8 @@ pub struct HostCounts {
     pub soft_404: u64,
     pub out_of_scope: u64,
     pub filtered: u64,
+    /// URLs not fetched: a URL rule maps them onto a page archived as new.
+    pub url_duplicates: u64,
     pub errors: u64,
     pub bytes_fetched: u64,
     pub bytes_saved: u64,
@@ -39,7 +41,7 @@ pub struct HostCounts {
 
 impl HostCounts {
     /// The count of each decision, by the crawl log's name of it.
-    pub(crate) fn by_decision(&self) -> [(&'static str, u64); 12] {
+    pub(crate) fn by_decision(&self) -> [(&'static str, u64); 13] {
         [
             ("archived", self.archived),
             ("exact_duplicate", self.exact_duplicates),
@@ -52,6 +54,7 @@ impl HostCounts {
             ("soft_404", self.soft_404),
             ("out_of_scope", self.out_of_scope),
             ("filtered", self.filtered),
+            ("url_duplicate", self.url_duplicates),
             ("error", self.errors),
         ]
     }
@@ -71,6 +74,7 @@ impl HostCounts {
         self.soft_404 += other.soft_404;
         self.out_of_scope += other.out_of_scope;
         self.filtered += other.filtered;
+        self.url_duplicates += other.url_duplicates;
         self.errors += other.errors;
         self.bytes_fetched += other.bytes_fetched;
         self.bytes_saved += other.bytes_saved;
@@ -106,9 +110,18 @@ impl HostCounts {
             "soft_404" => &mut self.soft_404,
             "out_of_scope" => &mut self.out_of_scope,
             "filtered" => &mut self.filtered,
+            "url_duplicate" => &mut self.url_duplicates,
             _ => &mut self.errors,
         };
         *counter += 1;
+    }
+
+    /// Takes back a `url_duplicate` line: its rule was retracted and the URL is fetched.
+    fn take_back_url_duplicate(&mut self, mechanism: &str) {
+        self.url_duplicates = self.url_duplicates.saturating_sub(1);
+        if let Some(count) = self.mechanisms.get_mut(mechanism) {
+            *count = count.saturating_sub(1);
+        }
     }
 }
 
@@ -175,6 +188,8 @@ pub struct Snapshot {
     /// Documents in the dedup index (None: not known).
     pub index_documents: Option<u64>,
     pub warc_bytes: u64,
+    /// The URL rules' figures (None: `crawl.url_rules` is off, or not known yet).
+    pub url_rules: Option<dedupcrawl_urlrules::RuleFigures>,
     /// Decisions per time bucket, by their crawl-log times.
     pub series: DecisionSeries,
     pub recent: Vec<RecentDecision>,
@@ -233,6 +248,11 @@ impl LiveState {
         });
     }
 
+    pub(crate) fn url_duplicate_taken_back(&mut self, host: &str, mechanism: &str) {
+        self.total.take_back_url_duplicate(mechanism);
+        self.host(host).counts.take_back_url_duplicate(mechanism);
+    }
+
     pub(crate) fn fetch(&mut self, event: &FetchEvent<'_>) {
         self.fetches += 1;
         let now = Instant::now();
@@ -281,6 +301,7 @@ impl LiveState {
             in_flight: self.gauges.in_flight,
             index_documents: self.gauges.index_documents,
             warc_bytes: self.gauges.warc_bytes,
+            url_rules: self.gauges.url_rules,
             series: self.series.clone(),
             recent: self.recent.iter().rev().cloned().collect(),
         }

@@ -46,6 +46,14 @@ impl CrawlObserver {
         self.lock().restore(host, counts);
     }
 
+    /// A `url_duplicate` line of `url` no longer counts: its rule was retracted and the URL
+    /// is fetched after all (as `report.json` takes it back). The Prometheus counters keep
+    /// it: they count lines written.
+    pub fn url_duplicate_taken_back(&self, url: &str, mechanism: &str) {
+        self.lock()
+            .url_duplicate_taken_back(&host_of(url), mechanism);
+    }
+
     /// A fetch attempt ended.
     pub fn fetch(&self, event: &FetchEvent<'_>) {
         self.metrics.fetch(event);

@@ -37,6 +37,7 @@
 //! ```
 #![deny(missing_docs)]
 
+mod figures;
 mod host_rules;
 mod rule;
 mod url_parts;
@@ -44,6 +45,7 @@ mod url_parts;
 #[cfg(test)]
 mod tests;
 
+pub use figures::RuleFigures;
 pub use host_rules::{
     Application, Changes, DEFAULT_MIN_SUPPORT, DEFAULT_VERIFY_EVERY, HostRules, RuleRecord,
     RuleSettings, RuleStatus, UrlPair,

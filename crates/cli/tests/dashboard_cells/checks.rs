@@ -6,7 +6,7 @@ use super::*;
 pub(super) type CountColumn = (&'static str, &'static str, fn(&HostReport) -> u64);
 
 /// The heading of each count of a `report.json` host, as a person reads the table.
-pub(super) const HOST_COUNT_COLUMNS: [CountColumn; 16] = [
+pub(super) const HOST_COUNT_COLUMNS: [CountColumn; 17] = [
     ("fetched", "fetched", |r| r.fetched),
     ("archived", "archived", |r| r.archived),
     ("exact", "exact_duplicates", |r| r.exact_duplicates),
@@ -20,6 +20,7 @@ pub(super) const HOST_COUNT_COLUMNS: [CountColumn; 16] = [
     ("soft 404", "soft_404", |r| r.soft_404),
     ("out of scope", "out_of_scope", |r| r.out_of_scope),
     ("filtered", "filtered", |r| r.filtered),
+    ("url dup.", "url_duplicates", |r| r.url_duplicates),
     ("errors", "errors", |r| r.errors),
     ("bytes fetched", "bytes_fetched", |r| r.bytes_fetched),
     ("bytes saved", "bytes_saved", |r| r.bytes_saved),
@@ -29,7 +30,7 @@ pub(super) const HOST_COUNT_COLUMNS: [CountColumn; 16] = [
 pub(super) const POLITENESS_COLUMNS: [&str; 2] = ["next request", "pause"];
 
 /// The totals cards that show a `report.json` total.
-pub(super) const TOTAL_CARDS: [CountColumn; 11] = [
+pub(super) const TOTAL_CARDS: [CountColumn; 12] = [
     ("fetched", "fetched", |r| r.fetched),
     ("archived", "archived", |r| r.archived),
     ("exact duplicates", "exact_duplicates", |r| {
@@ -44,6 +45,7 @@ pub(super) const TOTAL_CARDS: [CountColumn; 11] = [
     ("soft 404s", "soft_404", |r| r.soft_404),
     ("out of scope", "out_of_scope", |r| r.out_of_scope),
     ("filtered", "filtered", |r| r.filtered),
+    ("URL duplicates", "url_duplicates", |r| r.url_duplicates),
     ("bytes saved", "bytes_saved", |r| r.bytes_saved),
 ];
 
@@ -513,10 +515,60 @@ pub(super) fn check_chart(seen: &Seen, expected: &Expected<'_>, findings: &mut F
     }
 }
 
+/// The URL rules' cards, by label, and the `report.json` `url_rules` field each shows.
+pub(super) const URL_RULE_CARDS: [(&str, &str); 9] = [
+    ("rules learned", "learned"),
+    ("rules active", "active"),
+    ("rule candidates", "candidates"),
+    ("rules vetoed", "vetoed"),
+    ("rules retracted", "retractions"),
+    ("rule applications", "applications"),
+    ("verifications", "verifications"),
+    ("restored after retraction", "restored"),
+    ("fetches saved", "fetches_saved"),
+];
+
+/// A finished crawl shows its `report.json` `url_rules`, one card each, and none when the
+/// report has none (rules off). A live crawl's figures are a sample: not checked.
+pub(super) fn check_url_rule_cards(seen: &Seen, expected: &Expected<'_>, findings: &mut Findings) {
+    if expected.finished.is_none() {
+        return;
+    }
+    let Some(figures) = &expected.report.url_rules else {
+        if !seen.url_rule_cards.is_empty() {
+            findings.add(format!(
+                "URL rules cards shown for a crawl without URL rules: {:?}",
+                seen.url_rule_cards
+            ));
+        }
+        return;
+    };
+    let named: BTreeMap<&str, u64> = figures.named().into_iter().collect();
+    let labels: Vec<&str> = seen
+        .url_rule_cards
+        .iter()
+        .map(|c| c.label.as_str())
+        .collect();
+    let want: Vec<&str> = URL_RULE_CARDS.iter().map(|(label, _)| *label).collect();
+    if labels != want {
+        findings.add(format!("URL rules cards: {labels:?}, want {want:?}"));
+    }
+    for (label, field) in URL_RULE_CARDS {
+        let shown = seen.url_rule_cards.iter().find(|c| c.label == label);
+        if shown.map(|c| count_of(&c.value)) != Some(named.get(field).copied()) {
+            findings.add(format!(
+                "URL rules card {label:?}: shows {shown:?}, report.json url_rules.{field} is {:?}",
+                named.get(field)
+            ));
+        }
+    }
+}
+
 pub(super) fn check_page(seen: &Seen, expected: &Expected<'_>) -> Findings {
     let mut findings = Findings::default();
     check_status(seen, expected, &mut findings);
     check_cards(seen, expected, &mut findings);
+    check_url_rule_cards(seen, expected, &mut findings);
     check_hosts(seen, expected, &mut findings);
     check_recent(seen, expected, &mut findings);
     for table in &seen.tables {

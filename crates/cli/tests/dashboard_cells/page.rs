@@ -24,10 +24,12 @@ pub(super) const READ_PAGE: &str = r##"(() => {
       rows: [...element.querySelectorAll("tbody tr")].map((tr) => [...tr.children].map(cell)),
     };
   };
-  const cards = [...document.querySelectorAll("#totals .card")].map((card) => ({
+  const cardsOf = (selector) => [...document.querySelectorAll(selector)].map((card) => ({
     label: card.querySelector(".label").innerText.trim(),
     value: card.querySelector(".value").innerText.trim(),
   }));
+  const cards = cardsOf("#totals .card");
+  const url_rule_cards = cardsOf("#url-rules .card");
   const svg = document.querySelector("svg#chart");
   const ticks = (selector, attribute) => svg ? [...svg.querySelectorAll(selector)].map((tick) => ({
     at: Number(tick.querySelector("line").getAttribute(attribute)),
@@ -45,6 +47,7 @@ pub(super) const READ_PAGE: &str = r##"(() => {
   return {
     status: document.getElementById("status").innerText.trim(),
     cards,
+    url_rule_cards,
     hosts: table(document.getElementById("hosts")),
     recent: table(document.getElementById("recent")),
     // Every table for the alignment of its columns (the clusters browser has one per cluster).
@@ -60,6 +63,8 @@ pub(super) const READ_PAGE: &str = r##"(() => {
 pub(super) struct Seen {
     pub(super) status: String,
     pub(super) cards: Vec<Card>,
+    /// The URL rules' cards (none when `crawl.url_rules` is off).
+    pub(super) url_rule_cards: Vec<Card>,
     pub(super) hosts: Table,
     pub(super) recent: Table,
     pub(super) tables: Vec<NamedTable>,

@@ -18,7 +18,6 @@ use crate::crawl_log::{CrawlLog, HOST_GIVEN_UP_NOTE};
 use crate::error::CrawlError;
 use crate::host_health::HostHealth;
 use crate::log_checkpoint::LogCounts;
-use crate::observe_hooks::observe_line;
 use crate::output_paths::OutputPaths;
 use crate::report::{CrawlReport, ResumeScan};
 use crate::resume::reconcile_archive;
@@ -188,8 +187,12 @@ impl Engine {
         {
             counts.restore(checkpoint, &mut report, &observer);
         }
+        let mut replay = crate::observe_hooks::LogReplay::default();
         for line in tail.lines.iter().filter(|l| l.round == round.number) {
-            observe_line(&observer, line);
+            if replay.line(&observer, line) {
+                let key = crate::revisit::log_key(round.number, &line.url);
+                counts.uncount_url_duplicate(&mut report, &line.url, &key);
+            }
             counts.count(&mut report, line, None);
             // A given-up host's seed lines are not final: the URL is still queued.
             if line.note.as_deref() != Some(HOST_GIVEN_UP_NOTE) {
@@ -254,10 +257,14 @@ impl Engine {
             soft_404: Mutex::new(HashMap::new()),
             credentials: crate::credentials::seed_credentials(&config),
             stopping: std::sync::atomic::AtomicBool::new(false),
-            url_rules: config
-                .crawl
-                .url_rules
-                .then(|| crate::url_rules::UrlRuleBook::new(config.url_rules)),
+            url_rules: config.crawl.url_rules.then(|| {
+                // Workers sharing a PostgreSQL crawl read each other's rules as they go.
+                let shared = !matches!(config.store.location(), Ok(StoreLocation::Embedded));
+                crate::url_rules::UrlRuleBook::new(
+                    config.url_rules,
+                    shared.then_some(crate::url_rules::SHARED_RULES_REREAD),
+                )
+            }),
             round,
             first_leases_unrecorded,
             rules: config.canonicalization.rules(),

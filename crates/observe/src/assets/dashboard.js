@@ -9,7 +9,15 @@ const TOTALS = [
   ["fetched", "fetched"], ["archived", "archived"], ["exact_duplicates", "exact duplicates"],
   ["near_duplicates", "near duplicates"], ["contained", "contained"], ["errors", "errors"],
   ["robots_disallowed", "robots disallowed"], ["soft_404", "soft 404s"],
-  ["out_of_scope", "out of scope"], ["filtered", "filtered"], ["bytes_saved", "bytes saved"],
+  ["out_of_scope", "out of scope"], ["filtered", "filtered"], ["url_duplicates", "URL duplicates"],
+  ["bytes_saved", "bytes saved"],
+];
+// The URL rules' cards: the report.json url_rules field and its label.
+const URL_RULE_CARDS = [
+  ["learned", "rules learned"], ["active", "rules active"], ["candidates", "rule candidates"],
+  ["vetoed", "rules vetoed"], ["retractions", "rules retracted"], ["applications", "rule applications"],
+  ["verifications", "verifications"], ["restored", "restored after retraction"],
+  ["fetches_saved", "fetches saved"],
 ];
 // The host table's count columns: the report.json field and its heading. The table's header is
 // made from this list, so every row has a cell under each heading.
@@ -18,7 +26,8 @@ const HOST_COLUMNS = [
   ["near_duplicates", "near"], ["contained", "contained"], ["not_modified", "not mod."],
   ["unchanged", "unchanged"], ["changed", "changed"], ["gone", "gone"],
   ["robots_disallowed", "robots"], ["soft_404", "soft 404"], ["out_of_scope", "out of scope"],
-  ["filtered", "filtered"], ["errors", "errors"], ["bytes_fetched", "bytes fetched"],
+  ["filtered", "filtered"], ["url_duplicates", "url dup."], ["errors", "errors"],
+  ["bytes_fetched", "bytes fetched"],
   ["bytes_saved", "bytes saved"],
 ];
 
@@ -98,6 +107,24 @@ function renderTotals(state) {
     card.innerHTML = `<div class="value"></div><div class="label"></div>`;
     // null: a size not known, e.g. the index of a crawl that runs in another process.
     card.querySelector(".value").textContent = value === null ? "—" : value;
+    card.querySelector(".label").textContent = label;
+    box.appendChild(card);
+  }
+}
+
+// The URL rules' figures (the section is hidden when crawl.url_rules is off).
+function renderUrlRules(state) {
+  const section = document.getElementById("url-rules-section");
+  const box = document.getElementById("url-rules");
+  box.replaceChildren();
+  section.hidden = !state.url_rules;
+  if (!state.url_rules) return;
+  for (const [key, label] of URL_RULE_CARDS) {
+    const card = document.createElement("div");
+    card.className = "card";
+    card.dataset.key = key;
+    card.innerHTML = `<div class="value"></div><div class="label"></div>`;
+    card.querySelector(".value").textContent = state.url_rules[key];
     card.querySelector(".label").textContent = label;
     box.appendChild(card);
   }
@@ -361,6 +388,7 @@ async function refresh() {
     status.className = `status ${state.running ? "running" : "finished"}`;
     document.body.dataset.running = state.running;
     renderTotals(state);
+    renderUrlRules(state);
     renderHosts(state);
     renderRecent(state);
     renderChart(state);

@@ -3,9 +3,11 @@
 //! `cargo run -p dedupcrawl-testsite [-- --json]`: prints the host URLs (and with `--json`
 //! the full ground truth as JSON). `-- --varied SEED [--json]` serves the randomized "unseen
 //! site" hosts of that seed instead (`VariedSites`), e.g. to crawl them with the release
-//! binary and ask `dedupcrawl why` about a decision.
+//! binary and ask `dedupcrawl why` about a decision. `-- --url-variants` serves the URL
+//! variants host (`UrlVariantsSite`) and prints `seed URL`, then one line per class of
+//! variants (`variants CLASS COUNT`), for `benches/urlrules/run`.
 
-use dedupcrawl_testsite::{TestSite, VariedSites};
+use dedupcrawl_testsite::{TestSite, UrlVariantsSite, VariedSites};
 
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
@@ -17,6 +19,9 @@ async fn main() -> std::io::Result<()> {
             std::process::exit(2);
         };
         return serve_varied(seed, json).await;
+    }
+    if args.iter().any(|a| a == "--url-variants") {
+        return serve_url_variants().await;
     }
     let site = TestSite::start().await?;
     let expected = site.expected();
@@ -55,5 +60,36 @@ async fn serve_varied(seed: u64, json: bool) -> std::io::Result<()> {
     }
     println!("Serving seed {seed}; press Ctrl-C to stop.");
     tokio::signal::ctrl_c().await?;
+    Ok(())
+}
+
+async fn serve_url_variants() -> std::io::Result<()> {
+    let site = UrlVariantsSite::start().await?;
+    let truth = site.truth();
+    println!("seed {}", truth.seed);
+    let mut classes: Vec<(&str, usize)> = Vec::new();
+    for variant in &truth.variants {
+        match classes
+            .iter_mut()
+            .find(|(class, _)| *class == variant.class)
+        {
+            Some((_, count)) => *count += 1,
+            None => classes.push((variant.class, 1)),
+        }
+    }
+    for (class, count) in classes {
+        println!("variants {class} {count}");
+    }
+    println!("distinct {}", truth.distinct.len());
+    println!("counterexamples {}", truth.counterexamples.len());
+    println!("Serving; press Ctrl-C to stop.");
+    tokio::signal::ctrl_c().await?;
+    let requests = site.requests();
+    let fetched: usize = truth
+        .variants
+        .iter()
+        .map(|v| requests.get(&v.url).copied().unwrap_or(0))
+        .sum();
+    println!("variant requests {fetched}");
     Ok(())
 }
