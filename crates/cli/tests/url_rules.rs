@@ -210,7 +210,9 @@ fn assert_served_figures(out: &Path, report: &Value) {
         );
     }
     // A counter never goes down: it keeps the lines of URLs restored after a retraction.
-    let lines = report["total"]["url_duplicates"].as_u64().expect("url_duplicates")
+    let lines = report["total"]["url_duplicates"]
+        .as_u64()
+        .expect("url_duplicates")
         + report["url_rules"]["restored"].as_u64().expect("restored");
     let skips = format!("decision=\"url_duplicate\"}} {lines}");
     assert!(

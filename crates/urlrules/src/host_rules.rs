@@ -1,12 +1,13 @@
 //! One host's rules ([`HostRules`]): learned from the duplicate pairs the crawler found,
 //! vetoed by pages decided distinct, applied to URLs before they are fetched.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 use url::Url;
 
 use crate::rule::Rule;
+use crate::url_parts::leaf_shape;
 
 /// Distinct pairs a rule needs before it is applied (`url_rules.min_support`).
 pub const DEFAULT_MIN_SUPPORT: u32 = 5;
@@ -77,6 +78,11 @@ pub struct RuleRecord {
     pub verifications: u64,
     /// Skipped URLs enqueued again after the rule was retracted.
     pub restored: u64,
+    /// The [`leaf_shape`]s of the URLs of the duplicate pairs the rule explained: an
+    /// application to a URL of another shape is a verification (fetched), whose duplicate
+    /// adds its shape and whose distinct page retracts the rule.
+    #[serde(default)]
+    pub shapes: BTreeSet<String>,
 }
 
 impl RuleRecord {
@@ -90,6 +96,7 @@ impl RuleRecord {
             skips: 0,
             verifications: 0,
             restored: 0,
+            shapes: BTreeSet::new(),
         }
     }
 
@@ -270,6 +277,8 @@ impl HostRules {
                 continue;
             }
             record.pairs_seen += 1;
+            record.shapes.insert(leaf_shape(url));
+            record.shapes.insert(leaf_shape(original));
             let pair = UrlPair {
                 url: url.as_str().to_string(),
                 original: original.as_str().to_string(),
@@ -293,7 +302,8 @@ impl HostRules {
     }
 
     /// Whether an active rule maps `url` onto a page decided new (the rule's application is
-    /// counted: a skip, or every `verify_every`-th one a verification).
+    /// counted: a skip, or a verification: every `verify_every`-th one, and one to a URL
+    /// whose [`leaf_shape`] none of the rule's pairs had).
     pub fn apply(&mut self, url: &Url) -> (Application, Changes) {
         let mut changes = Changes::default();
         if self.indexes.is_empty() || self.pages.contains(url.as_str()) {
@@ -307,10 +317,11 @@ impl HostRules {
             return (Application::Fetch, changes);
         }
         let every = u64::from(self.settings.verify_every.max(1));
+        let shape = leaf_shape(url);
         let verify = rules.iter().any(|rule| {
             self.records
                 .get(rule)
-                .is_some_and(|r| (r.applications() + 1) % every == 0)
+                .is_some_and(|r| (r.applications() + 1) % every == 0 || !r.shapes.contains(&shape))
         });
         for rule in &rules {
             if let Some(record) = self.records.get_mut(rule) {

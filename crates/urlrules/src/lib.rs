@@ -11,7 +11,9 @@
 //! * [`HostRules`]: one host's rules and evidence. A rule becomes active with
 //!   [`RuleSettings::min_support`] distinct duplicate pairs and no counterexample (two pages
 //!   decided new that it maps onto each other); a later counterexample retracts it; one in
-//!   [`RuleSettings::verify_every`] applications is to be fetched anyway.
+//!   [`RuleSettings::verify_every`] applications is to be fetched anyway, and so is every
+//!   application to a URL whose last segment has a [shape](leaf_shape) none of the rule's
+//!   pairs had (`enum.*.html` for a rule learned on `struct.*.html` pages).
 //!
 //! The crate does no I/O: the caller stores [`RuleRecord`]s and the pages decided new, and
 //! hands them back to [`HostRules::load`]; every call returns the [`Changes`] to store.
@@ -53,3 +55,4 @@ pub use host_rules::{
 pub use rule::{
     MAX_PARAMS_PER_PAIR, MAX_SUBSTITUTED_SEGMENTS, MIN_TOKEN_CHARS, Rule, SegmentPattern,
 };
+pub use url_parts::leaf_shape;

@@ -78,7 +78,8 @@ pub enum Rule {
         name: String,
     },
     /// A path segment inserted or removed (`/print/`, `/amp/`, a session token): the normal
-    /// form has no such segment.
+    /// form has no such segment, except where it is a directory page's own directory
+    /// (`c_str` of `/ffi/c_str/index.html`, which lists another directory than `/ffi/`).
     Segment {
         /// Which segments.
         segment: SegmentPattern,
@@ -90,8 +91,8 @@ pub enum Rule {
         name: String,
     },
     /// After the segments of `prefix`, the segments of `from` stand for those of `to`
-    /// (`/core/arch/` + `x86_64` → `x86`). `to` sorts before `from`, so a pair and its reverse
-    /// teach one rule.
+    /// (`/core/arch/` + `x86_64` → `x86`), unless `from` holds a directory page's own
+    /// directory. `to` sorts before `from`, so a pair and its reverse teach one rule.
     Substitute {
         /// The leading segments both sides share.
         prefix: Vec<String>,
@@ -145,7 +146,8 @@ impl Rule {
             }
             Rule::Segment { segment } => {
                 let mut path = PathSegments::of(url.path());
-                path.retain(|s| !segment.matches(s));
+                let own = path.own_directory();
+                path.retain(|at, s| !segment.matches(s) || Some(at) == own);
                 url.set_path(&path.to_path());
             }
             Rule::DirectoryIndex { name } => {

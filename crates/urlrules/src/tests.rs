@@ -385,3 +385,91 @@ fn an_application_names_the_rule_that_maps_the_url_alone() {
         ["directory-index index.html"]
     );
 }
+
+/// A rule learned from re-exported items (`/ffi/c_str/struct.X.html` is `/ffi/struct.X.html`)
+/// leaves a directory page's own directory alone: `/ffi/c_str/index.html` lists another
+/// directory than `/ffi/index.html` (both distinct), so it is fetched, not mapped onto it;
+/// the same for a substitution (`/arch/{x86_64 -> x86}/index.html`).
+#[test]
+fn directory_pages_keep_their_own_directory() {
+    for (pattern, variant, key, index, parent) in [
+        (
+            "http://h/std/ffi/struct.T{}.html",
+            "http://h/std/ffi/c_str/struct.T{}.html",
+            "segment c_str",
+            "http://h/std/ffi/c_str/index.html",
+            "http://h/std/ffi/index.html",
+        ),
+        (
+            "http://h/core/arch/x86/fn.f{}.html",
+            "http://h/core/arch/x86_64/fn.f{}.html",
+            "substitute /core/arch/{x86_64 -> x86}/",
+            "http://h/core/arch/x86_64/",
+            "http://h/core/arch/x86/",
+        ),
+    ] {
+        let (mut pages, pairs) = class(pattern, variant, 6);
+        pages.push(parent.to_string());
+        let mut host = host_with(&pages, &pairs);
+        assert_eq!(status(&host, key), Some(RuleStatus::Active), "{key}");
+        assert_eq!(skipped_onto(&mut host, index), None, "{key}: {index}");
+        let item = variant.replace("{}", "5");
+        let original = pattern.replace("{}", "5");
+        assert_eq!(
+            Rule::explaining(&u(&item), &u(&original))
+                .iter()
+                .map(Rule::key)
+                .collect::<Vec<_>>(),
+            [key],
+            "items still teach the rule"
+        );
+        host.page_decided_new(&u(index));
+        assert_eq!(
+            status(&host, key),
+            Some(RuleStatus::Active),
+            "{key}: the two directory pages are no counterexample"
+        );
+    }
+}
+
+/// A rule learned on items of one kind (`struct.*.html` re-exported under `poison/`) does
+/// not skip an item of another kind (`enum.*.html`): that application is a verification; a
+/// duplicate adds the kind, a distinct page retracts the rule.
+#[test]
+fn a_rule_holds_for_the_shapes_its_pairs_had() {
+    let (mut pages, pairs) = class(
+        "http://h/std/sync/struct.S{}.html",
+        "http://h/std/sync/poison/struct.S{}.html",
+        6,
+    );
+    pages.extend([
+        "http://h/std/sync/enum.E1.html".to_string(),
+        "http://h/std/sync/enum.E2.html".to_string(),
+        "http://h/std/sync/struct.S9.html".to_string(),
+    ]);
+    let mut host = host_with(&pages, &pairs);
+    assert_eq!(status(&host, "segment poison"), Some(RuleStatus::Active));
+    assert_eq!(
+        skipped_onto(&mut host, "http://h/std/sync/poison/struct.S9.html").as_deref(),
+        Some("http://h/std/sync/struct.S9.html"),
+        "a shape the pairs had: skipped"
+    );
+    let enum_url = u("http://h/std/sync/poison/enum.E1.html");
+    assert!(
+        matches!(host.apply(&enum_url).0, Application::Verify { .. }),
+        "another shape: fetched to verify"
+    );
+    host.duplicate_found(&enum_url, &u("http://h/std/sync/enum.E1.html"));
+    assert_eq!(
+        skipped_onto(&mut host, "http://h/std/sync/poison/enum.E2.html").as_deref(),
+        Some("http://h/std/sync/enum.E2.html"),
+        "a duplicate of that shape teaches it"
+    );
+    let mut other = host_with(&pages, &pairs);
+    let changes = other.page_decided_new(&u("http://h/std/sync/poison/enum.E1.html"));
+    assert_eq!(
+        status(&other, "segment poison"),
+        Some(RuleStatus::Retracted),
+        "the verification found a distinct page: {changes:?}"
+    );
+}

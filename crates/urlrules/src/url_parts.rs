@@ -92,12 +92,26 @@ impl PathSegments {
         format!("/{}", self.segments.join("/"))
     }
 
-    /// Keeps the segments `keep` says yes to (the root stays `/`).
-    pub(crate) fn retain(&mut self, keep: impl Fn(&str) -> bool) {
-        self.segments.retain(|s| keep(s));
+    /// Keeps the segments `keep` says yes to, given their position (the root stays `/`).
+    pub(crate) fn retain(&mut self, keep: impl Fn(usize, &str) -> bool) {
+        let mut at = 0;
+        self.segments.retain(|s| {
+            at += 1;
+            keep(at - 1, s)
+        });
         if self.segments.is_empty() {
             self.segments.push(String::new());
         }
+    }
+
+    /// Where a directory page's own directory is: the segment before the empty last segment
+    /// (`/a/b/`) or before a directory index file (`/a/b/index.html`); `None` for a page that
+    /// is not a directory's index. That segment names which directory the page lists, so
+    /// rules that remove or substitute segments leave it alone.
+    pub(crate) fn own_directory(&self) -> Option<usize> {
+        let last = self.segments.last()?;
+        let index = last.is_empty() || is_directory_index_file(last);
+        (index && self.segments.len() >= 2).then(|| self.segments.len() - 2)
     }
 
     /// Drops the trailing slash (not the root's).
@@ -125,9 +139,13 @@ impl PathSegments {
         from: &[String],
         to: &[String],
     ) -> bool {
-        let starts = self.segments.len() >= prefix.len() + from.len()
+        let replaced = prefix.len()..prefix.len() + from.len();
+        let starts = self.segments.len() >= replaced.end
             && self.segments[..prefix.len()] == *prefix
-            && self.segments[prefix.len()..prefix.len() + from.len()] == *from;
+            && self.segments[replaced.clone()] == *from
+            && self
+                .own_directory()
+                .is_none_or(|own| !replaced.contains(&own));
         if starts {
             let at = prefix.len();
             self.segments
@@ -160,6 +178,35 @@ impl PathSegments {
     }
 }
 
+/// The shape of a URL's last path segment: `/` for a directory (`/a/b/`), `KIND.*.EXT` for a
+/// name of three or more dotted parts (`struct.*.html` of `struct.Mutex.html`), `*.EXT` for
+/// two (`*.html`), `0` for a number and `*` for any other name. A rule holds for the shapes
+/// of the pairs it was learned from ([`crate::RuleRecord::shapes`]): items of one kind under
+/// two names do not say that items of another kind are.
+pub fn leaf_shape(url: &Url) -> String {
+    let leaf = url.path().rsplit('/').next().unwrap_or_default();
+    let parts: Vec<&str> = leaf.split('.').collect();
+    match parts.as_slice() {
+        [""] => "/".to_string(),
+        [one] if one.bytes().all(|b| b.is_ascii_digit()) => "0".to_string(),
+        [_] => "*".to_string(),
+        [_, extension] => format!("*.{extension}"),
+        [kind, .., extension] => format!("{kind}.*.{extension}"),
+        [] => "/".to_string(),
+    }
+}
+
+/// Names a server gives a directory's index: `index` or `default`, with any extension
+/// (`index.html`, `index.php`, `default.aspx`).
+const DIRECTORY_INDEX_STEMS: [&str; 2] = ["index", "default"];
+
+fn is_directory_index_file(segment: &str) -> bool {
+    let stem = segment.split('.').next().unwrap_or(segment);
+    DIRECTORY_INDEX_STEMS
+        .iter()
+        .any(|index| stem.eq_ignore_ascii_case(index))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -169,11 +216,40 @@ mod tests {
         assert_eq!(PathSegments::of("/a/b/").to_path(), "/a/b/");
         assert_eq!(PathSegments::of("/").to_path(), "/");
         let mut root = PathSegments::of("/print");
-        root.retain(|s| s != "print");
+        root.retain(|_, s| s != "print");
         assert_eq!(root.to_path(), "/");
         let mut slash = PathSegments::of("/a/");
         slash.trim_trailing_slash();
         assert_eq!(slash.to_path(), "/a");
+    }
+
+    #[test]
+    fn a_directory_page_has_its_own_directory() {
+        let own = |path: &str| PathSegments::of(path).own_directory();
+        assert_eq!(own("/std/ffi/c_str/index.html"), Some(2));
+        assert_eq!(own("/docs/"), Some(0));
+        assert_eq!(own("/a/Default.aspx"), Some(0));
+        assert_eq!(own("/std/ffi/struct.CString.html"), None);
+        assert_eq!(own("/"), None);
+        assert_eq!(own("/indexes/x.html"), None);
+    }
+
+    #[test]
+    fn leaf_shapes() {
+        let shape = |url: &str| leaf_shape(&Url::parse(url).unwrap());
+        assert_eq!(
+            shape("http://h/std/sync/struct.Mutex.html"),
+            "struct.*.html"
+        );
+        assert_eq!(
+            shape("http://h/std/sync/enum.TryLockError.html"),
+            "enum.*.html"
+        );
+        assert_eq!(shape("http://h/manual/ch1/index.html"), "*.html");
+        assert_eq!(shape("http://h/manual/ch1/"), "/");
+        assert_eq!(shape("http://h/"), "/");
+        assert_eq!(shape("http://h/news/17?ref=x"), "0");
+        assert_eq!(shape("http://h/guide/3/amp"), "*");
     }
 
     #[test]
