@@ -449,3 +449,59 @@ fn rules_survive_a_kill() {
         "{report}"
     );
 }
+
+/// A `recrawl --all` round after a crawl that learned a rule: the round leases the URLs the
+/// first round fetched, the variants among them too (those fetched before the rule was
+/// learned or to verify it); the rule, read from the crawl state, skips them from the
+/// round's start, one in `verify_every` still fetched.
+#[test]
+fn rules_apply_in_a_recrawl_round() {
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    let site = runtime.block_on(UrlVariantsSite::start()).expect("host");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let seed = format!("{}idx/tracking", site.truth().seed);
+    let (first, _) = crawl(dir.path(), "out", &seed, "on", &[]);
+    let skipped_first = lines_of(&first, Decision::UrlDuplicate).len();
+    assert!(
+        skipped_first >= VARIANT_ITEMS / 2,
+        "{skipped_first} skipped"
+    );
+    let fetched_first = variant_fetches(&site);
+    let out = dir.path().join("out");
+    run(Command::new(env!("CARGO_BIN_EXE_dedupcrawl"))
+        .args(["recrawl", "--all", "--quiet"])
+        .arg(&out));
+    let log = read_crawl_log(&out.join("crawl.log.jsonl")).expect("crawl log");
+    let round_two: Vec<&LogLine> = log.iter().filter(|line| line.round == 2).collect();
+    let skipped = round_two
+        .iter()
+        .filter(|line| line.decision == Decision::UrlDuplicate)
+        .count();
+    let fetched = variant_fetches(&site) - fetched_first;
+    let variants: HashSet<&str> = site
+        .truth()
+        .variants
+        .iter()
+        .map(|v| v.url.as_str())
+        .collect();
+    let leased: Vec<(&str, Decision)> = round_two
+        .iter()
+        .filter(|line| variants.contains(line.url.as_str()))
+        .map(|line| (line.url.as_str(), line.decision))
+        .collect();
+    // The round leases the URLs the first round fetched (its conditional requests): the
+    // variants fetched as support or to verify. The rule skips them now.
+    assert_eq!(leased.len(), fetched_first, "{leased:?}");
+    assert_eq!(skipped + fetched, fetched_first, "{leased:?}");
+    assert!(
+        skipped + 2 >= fetched_first,
+        "the rule applies in the round from its start: {leased:?}"
+    );
+    assert!(
+        round_two
+            .iter()
+            .filter(|line| line.decision == Decision::UrlDuplicate)
+            .all(|line| line.rule.as_deref() == Some("drop-param ref")),
+        "{leased:?}"
+    );
+}
