@@ -5,8 +5,8 @@
 //! * `never` (the default): no page is rendered, no browser is started.
 //! * `always`: every HTML page answered `200`.
 //! * `auto`: a page whose text outside page chrome has fewer than `render.auto_min_words`
-//!   words, that has a `<script>` and does not redirect (an app's shell), on a host where rendering has added
-//!   something: once `render.auto_probe_pages` rendered pages of a host added nothing (fewer
+//!   words and no heading or preformatted text, that has a `<script>` and does not redirect (an app's shell), on a
+//!   host where rendering has added something: once `render.auto_probe_pages` rendered pages of a host added nothing (fewer
 //!   than `auto_min_words` more words and no new link), the host's pages are not rendered.
 //!
 //! The browser gets the bytes already fetched as the page's document (it is not fetched
@@ -24,7 +24,7 @@ use std::time::Duration;
 
 use dedupcrawl_frontier::{CanonicalUrl, CanonicalizationRules};
 use dedupcrawl_render::{GateFuture, Renderer, RequestGate, Subrequest};
-use dedupcrawl_textprep::{ExtractedPage, LinkKind};
+use dedupcrawl_textprep::{BlockKind, ExtractedPage, LinkKind};
 use tokio::time::Instant;
 
 use crate::config::{CrawlConfig, RenderMode, RenderSettings, ResolvedSite};
@@ -165,6 +165,19 @@ fn words_outside_chrome(page: &ExtractedPage) -> usize {
         .sum()
 }
 
+/// A heading or preformatted text (code) outside page chrome: blocks that are content at any
+/// length (as [`dedupcrawl_textprep::BoilerplateRules`] counts them), which the page's author
+/// wrote into the HTML. Its few words are the page (a short chapter, a removed error code, a
+/// small source file), not an app's shell waiting for its script (which writes its title as
+/// it writes its text).
+fn has_heading_or_code(page: &ExtractedPage) -> bool {
+    page.blocks.iter().any(|block| {
+        !block.in_chrome
+            && block.words > 0
+            && matches!(block.kind, BlockKind::Heading | BlockKind::Preformatted)
+    })
+}
+
 impl RenderPool {
     /// `auto`: whether a page with this extraction is rendered on `host`.
     fn auto_wants(&self, host: &str, page: &ExtractedPage) -> bool {
@@ -175,6 +188,7 @@ impl RenderPool {
             .any(|link| link.kind == LinkKind::MetaRefresh);
         if page.scripts == 0
             || redirects
+            || has_heading_or_code(page)
             || words_outside_chrome(page) >= self.settings.auto_min_words
         {
             return false;
@@ -298,6 +312,22 @@ mod tests {
         assert!(
             !pool.auto_wants("a", &full),
             "text of its own: nothing to render"
+        );
+        let short = page(
+            "<html><body><main><h1>Compiler environment variables</h1></main>\
+             <script src=book.js></script></body></html>",
+        );
+        assert!(
+            !pool.auto_wants("a", &short),
+            "a short page with its own heading is a document, not a shell"
+        );
+        let code = page(
+            "<html><body><main><pre>pub use core::pat::pattern_type;</pre></main>\
+             <script src=src.js></script></body></html>",
+        );
+        assert!(
+            !pool.auto_wants("a", &code),
+            "a small source file is a document, not a shell"
         );
         for _ in 0..pool.settings.auto_probe_pages {
             pool.learn("a", &shell, &shell);
