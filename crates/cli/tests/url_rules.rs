@@ -89,6 +89,21 @@ fn assert_every_distinct_page_archived(log: &[LogLine], truth: &UrlVariantsTruth
     );
 }
 
+/// A URL variants host (on its own runtime, which must outlive it), a directory for the
+/// crawls, and the seed of the tracking-parameter class alone.
+fn tracking_class() -> (
+    tokio::runtime::Runtime,
+    UrlVariantsSite,
+    tempfile::TempDir,
+    String,
+) {
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    let site = runtime.block_on(UrlVariantsSite::start()).expect("host");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let seed = format!("{}idx/tracking", site.truth().seed);
+    (runtime, site, dir, seed)
+}
+
 #[test]
 fn url_rules_cut_variant_fetches_and_keep_every_distinct_page() {
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
@@ -301,10 +316,7 @@ fn a_rule_wrong_mid_crawl_is_retracted_and_every_skipped_url_is_fetched() {
 
 #[test]
 fn rules_survive_a_restart() {
-    let runtime = tokio::runtime::Runtime::new().expect("runtime");
-    let site = runtime.block_on(UrlVariantsSite::start()).expect("host");
-    let dir = tempfile::tempdir().expect("tempdir");
-    let seed = format!("{}idx/tracking", site.truth().seed);
+    let (_runtime, site, dir, seed) = tracking_class();
     // The index, the originals and five variants: the rule is learned, then the run stops.
     let budget = (1 + VARIANT_ITEMS + 5).to_string();
     let (_, first) = crawl(dir.path(), "out", &seed, "on", &["--max-pages", &budget]);
@@ -341,10 +353,7 @@ fn logged(out: &Path, decision: &str) -> usize {
 /// page is archived, and the report's figures count each skip once.
 #[test]
 fn rules_survive_a_kill() {
-    let runtime = tokio::runtime::Runtime::new().expect("runtime");
-    let site = runtime.block_on(UrlVariantsSite::start()).expect("host");
-    let dir = tempfile::tempdir().expect("tempdir");
-    let seed = format!("{}idx/tracking", site.truth().seed);
+    let (_runtime, site, dir, seed) = tracking_class();
     let out = dir.path().join("out");
     let config = dir.path().join("crawl.toml");
     std::fs::write(&config, CONFIG).expect("write config");
@@ -456,10 +465,7 @@ fn rules_survive_a_kill() {
 /// round's start, one in `verify_every` still fetched.
 #[test]
 fn rules_apply_in_a_recrawl_round() {
-    let runtime = tokio::runtime::Runtime::new().expect("runtime");
-    let site = runtime.block_on(UrlVariantsSite::start()).expect("host");
-    let dir = tempfile::tempdir().expect("tempdir");
-    let seed = format!("{}idx/tracking", site.truth().seed);
+    let (_runtime, site, dir, seed) = tracking_class();
     let (first, _) = crawl(dir.path(), "out", &seed, "on", &[]);
     let skipped_first = lines_of(&first, Decision::UrlDuplicate).len();
     assert!(
