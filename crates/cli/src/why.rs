@@ -487,19 +487,21 @@ fn print_text(why: &Why) {
 /// The URL rules a line names: status, what they were learned from, what they did.
 fn print_url_rules(rules: &UrlRulesWhy) {
     for record in &rules.rules {
+        let status = format!("{:?}", record.status).to_lowercase();
         println!(
-            "  url rule   {}: {:?}; explained {} duplicate pairs; {} URLs skipped, {} verified, \
+            "  url rule   {}: {status}; explained {} duplicate pairs; {} URLs skipped, {} verified, \
              {} restored",
-            record.rule,
-            record.status,
-            record.pairs_seen,
-            record.skips,
-            record.verifications,
-            record.restored
+            record.rule, record.pairs_seen, record.skips, record.verifications, record.restored
         );
+        let shapes: Vec<&str> = record.shapes.iter().map(String::as_str).collect();
         println!(
-            "  learned from {} pairs (duplicate <- original):",
-            record.support.len()
+            "  learned from {} pairs (duplicate <- original), for pages shaped {}:",
+            record.support.len(),
+            if shapes.is_empty() {
+                "(none recorded)".to_string()
+            } else {
+                shapes.join(", ")
+            }
         );
         for pair in &record.support {
             println!("             {} <- {}", pair.url, pair.original);
@@ -519,6 +521,11 @@ fn print_url_rules(rules: &UrlRulesWhy) {
 /// The recorded reason: the mechanism and the figures it decided on.
 fn print_reason(reason: &Reason) {
     let figure = |value: Option<f64>| value.map_or("-".to_string(), |v| format!("{v:.4}"));
+    if reason.mechanism == Mechanism::UrlRule {
+        // Decided before any fetch: no figures, the rule below is the evidence.
+        println!("  mechanism  {}", reason.mechanism);
+        return;
+    }
     let mut parts = vec![format!("verified {}", figure(reason.verified))];
     if reason.estimate.is_some() {
         parts.push(format!("estimate {}", figure(reason.estimate)));
