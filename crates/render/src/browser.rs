@@ -29,6 +29,13 @@ const EXTRA_ARGS: &[&str] = &[
 /// How long a browser asked to close gets before it is killed.
 const CLOSE_GRACE: std::time::Duration = std::time::Duration::from_secs(3);
 
+/// The longest [`RunningBrowser::shut_down`] takes: the wait for its lock, the close, the kill.
+pub(crate) const SHUT_DOWN_BOUND: std::time::Duration = std::time::Duration::from_secs(9);
+
+/// Time past `render.deadline` a browser start may take (the DevTools connection after the
+/// process printed its address).
+pub(crate) const LAUNCH_BOUND: std::time::Duration = std::time::Duration::from_secs(5);
+
 pub(crate) struct RunningBrowser {
     browser: Mutex<Browser>,
     events: JoinHandle<()>,
@@ -118,8 +125,14 @@ impl RunningBrowser {
             browser.wait().await.ok()
         })
         .await;
-        if !matches!(closed, Ok(Some(_))) {
-            let _ = browser.kill().await;
+        if !matches!(closed, Ok(Some(_)))
+            && tokio::time::timeout(CLOSE_GRACE, browser.kill())
+                .await
+                .is_err()
+            && let Some(pid) = self.pid.and_then(|pid| i32::try_from(pid).ok())
+        {
+            // SAFETY: kill(2) of the browser this value started.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
         }
         self.events.abort();
         self.alive.store(false, Ordering::Relaxed);

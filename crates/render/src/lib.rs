@@ -47,6 +47,18 @@ use browser::RunningBrowser;
 /// taken for hung.
 const ATTEMPT_GRACE: Duration = Duration::from_secs(5);
 
+/// The longest one [`Renderer::render`] takes: waiting for a tab (the other tabs' pages, each
+/// bounded alike, are ahead of it), then two attempts, each with a browser start
+/// ([`browser::LAUNCH_BOUND`] past the deadline) and a shut-down ([`browser::SHUT_DOWN_BOUND`]).
+pub fn whole_render_bound(settings: &RenderSettings) -> Duration {
+    let attempt = settings.deadline * 2
+        + ATTEMPT_GRACE
+        + settings.deadline
+        + browser::LAUNCH_BOUND
+        + browser::SHUT_DOWN_BOUND * 2;
+    attempt * 2 * u32::try_from(settings.max_pages.max(1)).unwrap_or(u32::MAX)
+}
+
 /// How pages are rendered.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RenderSettings {
@@ -129,7 +141,35 @@ impl Renderer {
     }
 
     /// Renders the page fetched from `url` as `document`; see the module docs.
+    ///
+    /// Every step is bounded, and so is the whole: two attempts, each with a browser start
+    /// and a shut-down, at most [`whole_render_bound`]; past it the page fails (the caller
+    /// reads it as fetched) and whatever was stuck is dropped, so a browser that stops
+    /// answering in a way no step notices cannot hold the crawl.
     pub async fn render(
+        &self,
+        url: &str,
+        document: &[u8],
+        gate: Arc<dyn RequestGate>,
+    ) -> Result<Rendered, RenderError> {
+        let bound = whole_render_bound(&self.settings);
+        match tokio::time::timeout(bound, self.render_bounded(url, document, gate)).await {
+            Ok(outcome) => outcome,
+            Err(_) => {
+                tracing::warn!(
+                    url,
+                    bound_s = bound.as_secs(),
+                    "rendering stuck; page read as fetched"
+                );
+                Err(RenderError::Failed {
+                    url: url.to_string(),
+                    reason: format!("stuck for {} s", bound.as_secs()),
+                })
+            }
+        }
+    }
+
+    async fn render_bounded(
         &self,
         url: &str,
         document: &[u8],
@@ -192,7 +232,14 @@ impl Renderer {
             *restarts += 1;
             self.restarts.fetch_add(1, Ordering::Relaxed);
         }
-        let running = Arc::new(RunningBrowser::launch(&self.settings).await?);
+        let launch = RunningBrowser::launch(&self.settings);
+        let running = tokio::time::timeout(self.settings.deadline + browser::LAUNCH_BOUND, launch)
+            .await
+            .map_err(|_| RenderError::Launch {
+                path: self.settings.chromium.display().to_string(),
+                reason: "the browser did not start within render.deadline".to_string(),
+            })??;
+        let running = Arc::new(running);
         *slot = Some(running.clone());
         Ok(running)
     }
