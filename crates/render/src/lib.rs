@@ -109,6 +109,11 @@ pub enum RenderError {
          render.chromium to its path)"
     )]
     Launch { path: String, reason: String },
+    #[error(
+        "the browser {path} started but did not answer within {seconds} s (render.deadline and \
+         5 s): the page is read as fetched; on a loaded machine raise render.deadline"
+    )]
+    SlowStart { path: String, seconds: u64 },
     #[error("the browser failed on {url} twice (restarted in between): {reason}")]
     Failed { url: String, reason: String },
 }
@@ -235,9 +240,9 @@ impl Renderer {
         let launch = RunningBrowser::launch(&self.settings);
         let running = tokio::time::timeout(self.settings.deadline + browser::LAUNCH_BOUND, launch)
             .await
-            .map_err(|_| RenderError::Launch {
+            .map_err(|_| RenderError::SlowStart {
                 path: self.settings.chromium.display().to_string(),
-                reason: "the browser did not start within render.deadline".to_string(),
+                seconds: (self.settings.deadline + browser::LAUNCH_BOUND).as_secs(),
             })??;
         let running = Arc::new(running);
         *slot = Some(running.clone());
