@@ -28,6 +28,20 @@ const MIN_SAVED_SHARE: f64 = 0.8;
 /// crawl log and report.json.
 fn crawl(dir: &Path, name: &str, seed: &str, rules: &str, extra: &[&str]) -> (Vec<LogLine>, Value) {
     let out = dir.join(name);
+    let mut command = crawl_command(dir, name, seed, rules, "0");
+    command.args(extra);
+    run(&mut command);
+    let log = read_crawl_log(&out.join("crawl.log.jsonl")).expect("crawl log");
+    let report = std::fs::read_to_string(out.join("report.json")).expect("report.json");
+    (
+        log,
+        serde_json::from_str(&report).expect("report.json parses"),
+    )
+}
+
+/// `dedupcrawl crawl` of `seed` into `dir/NAME` with the test's config, `--url-rules RULES`
+/// and `--delay DELAY`.
+fn crawl_command(dir: &Path, name: &str, seed: &str, rules: &str, delay: &str) -> Command {
     let config = dir.join("crawl.toml");
     std::fs::write(&config, CONFIG).expect("write config");
     let mut command = Command::new(env!("CARGO_BIN_EXE_dedupcrawl"));
@@ -36,24 +50,17 @@ fn crawl(dir: &Path, name: &str, seed: &str, rules: &str, extra: &[&str]) -> (Ve
         .arg("--config")
         .arg(&config)
         .arg("--out")
-        .arg(&out)
+        .arg(dir.join(name))
         .args([
             "--delay",
-            "0",
+            delay,
             "--quiet",
             "--seed",
             seed,
             "--url-rules",
             rules,
-        ])
-        .args(extra);
-    run(&mut command);
-    let log = read_crawl_log(&out.join("crawl.log.jsonl")).expect("crawl log");
-    let report = std::fs::read_to_string(out.join("report.json")).expect("report.json");
-    (
-        log,
-        serde_json::from_str(&report).expect("report.json parses"),
-    )
+        ]);
+    command
 }
 
 /// The requests the variants got.
@@ -355,24 +362,8 @@ fn logged(out: &Path, decision: &str) -> usize {
 fn rules_survive_a_kill() {
     let (_runtime, site, dir, seed) = tracking_class();
     let out = dir.path().join("out");
-    let config = dir.path().join("crawl.toml");
-    std::fs::write(&config, CONFIG).expect("write config");
     // A host delay, so the skips are spread over time and the kill lands among them.
-    let mut child = Command::new(env!("CARGO_BIN_EXE_dedupcrawl"))
-        .arg("crawl")
-        .arg("--config")
-        .arg(&config)
-        .arg("--out")
-        .arg(&out)
-        .args([
-            "--delay",
-            "0.05",
-            "--quiet",
-            "--seed",
-            &seed,
-            "--url-rules",
-            "on",
-        ])
+    let mut child = crawl_command(dir.path(), "out", &seed, "on", "0.05")
         .spawn()
         .expect("start the crawl");
     let started = std::time::Instant::now();

@@ -19,11 +19,10 @@
 use std::future::Future;
 
 use dedupcrawl_reconnect::{Held, HeldConnections, Reconnect, StoreRuntime};
-use sqlx::Connection as _;
 
 use crate::crawl_state::{
-    ArchiveCheckpoint, ArchivedRecord, CrawlLogCheckpoint, CrawlStateStore, LoggedHost,
-    RevisitState, RoundState, ScheduledSiteState, Soft404Probe, UrlProgress,
+    ArchiveCheckpoint, ArchivedRecord, CrawlLogCheckpoint, CrawlStateStore, RevisitState,
+    RoundState, ScheduledSiteState, Soft404Probe, UrlProgress,
 };
 use crate::error::CrawlError;
 use dedupcrawl_urlrules::RuleRecord;
@@ -122,105 +121,14 @@ fn logged_key(url: &str) -> u128 {
     xxhash_rust::xxh3::xxh3_128(url.as_bytes())
 }
 
-/// A table of one JSON value per URL (or site name) of a crawl.
-struct JsonPerUrl {
-    read: &'static str,
-    write: &'static str,
-    reading: &'static str,
-    writing: &'static str,
-}
+mod json_rows;
+mod log_checkpoint_rows;
+mod url_rule_rows;
 
-const ARCHIVED: JsonPerUrl = JsonPerUrl {
-    read: "SELECT record FROM crawl_archived WHERE crawl = $1 AND url = $2",
-    write: "INSERT INTO crawl_archived (crawl, url, record) VALUES ($1, $2, $3) \
-            ON CONFLICT (crawl, url) DO UPDATE SET record = EXCLUDED.record",
-    reading: "read an archived URL",
-    writing: "record an archived URL",
-};
+#[cfg(test)]
+mod tests;
 
-const SCHEDULED_SITE: JsonPerUrl = JsonPerUrl {
-    read: "SELECT state FROM schedule_sites WHERE crawl = $1 AND site = $2",
-    write: "INSERT INTO schedule_sites (crawl, site, state) VALUES ($1, $2, $3) \
-            ON CONFLICT (crawl, site) DO UPDATE SET state = EXCLUDED.state",
-    reading: "read a scheduled site's state",
-    writing: "record a scheduled site's state",
-};
-
-const REVISIT: JsonPerUrl = JsonPerUrl {
-    read: "SELECT state FROM crawl_revisit WHERE crawl = $1 AND url = $2",
-    write: "INSERT INTO crawl_revisit (crawl, url, state) VALUES ($1, $2, $3) \
-            ON CONFLICT (crawl, url) DO UPDATE SET state = EXCLUDED.state",
-    reading: "read a revisit state",
-    writing: "record a revisit state",
-};
-
-const SOFT_404: JsonPerUrl = JsonPerUrl {
-    read: "SELECT probe FROM crawl_soft_404 WHERE crawl = $1 AND host = $2",
-    write: "INSERT INTO crawl_soft_404 (crawl, host, probe) VALUES ($1, $2, $3) \
-            ON CONFLICT (crawl, host) DO UPDATE SET probe = EXCLUDED.probe",
-    reading: "read a host's soft-404 probe",
-    writing: "record a host's soft-404 probe",
-};
-
-impl PostgresCrawlState {
-    /// The URL's value; like the embedded store, a value that does not parse is none.
-    fn read_json<T: serde::de::DeserializeOwned>(
-        &self,
-        table: &JsonPerUrl,
-        url: &str,
-    ) -> Result<Option<T>, CrawlError> {
-        let (url, statement) = (url.to_string(), table.read);
-        let text: Option<String> =
-            self.call(table.reading, move |mut conn, crawl, _| async move {
-                sqlx::query_scalar(statement)
-                    .bind(&crawl)
-                    .bind(&url)
-                    .fetch_optional(&mut *conn)
-                    .await
-            })?;
-        Ok(text.and_then(|t| serde_json::from_str(&t).ok()))
-    }
-
-    /// Every (key, value) row `statement` selects for the crawl; values that do not parse
-    /// are left out.
-    fn read_all_json<T: serde::de::DeserializeOwned>(
-        &self,
-        action: &'static str,
-        statement: &'static str,
-    ) -> Result<Vec<(String, T)>, CrawlError> {
-        let rows: Vec<(String, String)> =
-            self.call(action, move |mut conn, crawl, _| async move {
-                sqlx::query_as(statement)
-                    .bind(&crawl)
-                    .fetch_all(&mut *conn)
-                    .await
-            })?;
-        Ok(rows
-            .into_iter()
-            .filter_map(|(key, text)| Some((key, serde_json::from_str(&text).ok()?)))
-            .collect())
-    }
-
-    /// Stores (replaces) the URL's value.
-    fn write_json<T: serde::Serialize>(
-        &self,
-        table: &JsonPerUrl,
-        url: &str,
-        value: &T,
-    ) -> Result<(), CrawlError> {
-        let (url, statement) = (url.to_string(), table.write);
-        let text = serde_json::to_string(value).unwrap_or_default();
-        self.call(table.writing, move |mut conn, crawl, _| async move {
-            sqlx::query(statement)
-                .bind(&crawl)
-                .bind(&url)
-                .bind(&text)
-                .execute(&mut *conn)
-                .await
-                .map(drop)
-        })
-    }
-}
+use json_rows::{ARCHIVED, REVISIT, SCHEDULED_SITE, SOFT_404};
 
 impl CrawlStateStore for PostgresCrawlState {
     fn archived_record(&self, url: &str) -> Result<Option<ArchivedRecord>, CrawlError> {
@@ -432,52 +340,7 @@ impl CrawlStateStore for PostgresCrawlState {
     }
 
     fn crawl_log_checkpoint(&self) -> Result<Option<CrawlLogCheckpoint>, CrawlError> {
-        type Rows = (Option<(i32, i64, String)>, Vec<(String, String)>);
-        let (meta, rows): Rows = self.call(
-            "read the crawl-log checkpoint",
-            move |mut conn, crawl, worker| async move {
-                let meta = sqlx::query_as(
-                    "SELECT round, log_offset, total FROM crawl_log_checkpoint \
-                     WHERE crawl = $1 AND worker = $2",
-                )
-                .bind(&crawl)
-                .bind(&worker)
-                .fetch_optional(&mut *conn)
-                .await?;
-                let rows = sqlx::query_as(
-                    "SELECT host, counts FROM crawl_log_host WHERE crawl = $1 AND worker = $2",
-                )
-                .bind(&crawl)
-                .bind(&worker)
-                .fetch_all(&mut *conn)
-                .await?;
-                Ok((meta, rows))
-            },
-        )?;
-        let Some((round, offset, total)) = meta else {
-            return Ok(None);
-        };
-        let damaged = |what: &str| {
-            CrawlError::Worker(format!(
-                "the crawl-log checkpoint of this worker in PostgreSQL is damaged ({what}); \
-                 delete its rows of crawl_log_checkpoint and crawl_log_host to read the whole \
-                 crawl log again"
-            ))
-        };
-        let hosts = rows
-            .into_iter()
-            .map(|(host, counts)| {
-                serde_json::from_str::<LoggedHost>(&counts)
-                    .map(|row| (host, row))
-                    .map_err(|e| damaged(&e.to_string()))
-            })
-            .collect::<Result<_, _>>()?;
-        Ok(Some(CrawlLogCheckpoint {
-            offset: u64::try_from(offset).unwrap_or(0),
-            round: u32::try_from(round).unwrap_or(0),
-            total: serde_json::from_str(&total).map_err(|e| damaged(&e.to_string()))?,
-            hosts,
-        }))
+        self.read_log_checkpoint()
     }
 
     fn record_crawl_log_checkpoint(
@@ -485,73 +348,7 @@ impl CrawlStateStore for PostgresCrawlState {
         checkpoint: &CrawlLogCheckpoint,
         logged: &[String],
     ) -> Result<(), CrawlError> {
-        let marks = logged.to_vec();
-        let (hosts, counts): (Vec<String>, Vec<String>) = checkpoint
-            .hosts
-            .iter()
-            .map(|(host, row)| (host.clone(), serde_json::to_string(row).unwrap_or_default()))
-            .unzip();
-        let round = i32::try_from(checkpoint.round).unwrap_or(i32::MAX);
-        let offset = i64::try_from(checkpoint.offset).unwrap_or(i64::MAX);
-        let total = serde_json::to_string(&checkpoint.total).unwrap_or_default();
-        // One transaction: the marks, the rows and the offset move together. Every statement
-        // is an upsert (or a delete of another round's rows), so a run again after a lost
-        // COMMIT answer writes the same.
-        self.call(
-            "record the crawl-log checkpoint",
-            move |mut conn, crawl, worker| async move {
-                let mut tx = conn.begin().await?;
-                sqlx::query(
-                    "INSERT INTO crawl_logged (crawl, worker, url) \
-                     SELECT $1, $2, unnest($3::text[]) ON CONFLICT DO NOTHING",
-                )
-                .bind(&crawl)
-                .bind(&worker)
-                .bind(&marks)
-                .execute(&mut *tx)
-                .await?;
-                sqlx::query(
-                    "DELETE FROM crawl_log_host WHERE crawl = $1 AND worker = $2 AND EXISTS \
-                     (SELECT 1 FROM crawl_log_checkpoint c WHERE c.crawl = $1 \
-                      AND c.worker = $2 AND c.round <> $3)",
-                )
-                .bind(&crawl)
-                .bind(&worker)
-                .bind(round)
-                .execute(&mut *tx)
-                .await?;
-                sqlx::query(
-                    "INSERT INTO crawl_log_host (crawl, worker, host, counts) \
-                     SELECT $1, $2, x.host, x.counts \
-                     FROM unnest($3::text[], $4::text[]) AS x(host, counts) \
-                     ON CONFLICT (crawl, worker, host) DO UPDATE SET counts = EXCLUDED.counts",
-                )
-                .bind(&crawl)
-                .bind(&worker)
-                .bind(&hosts)
-                .bind(&counts)
-                .execute(&mut *tx)
-                .await?;
-                sqlx::query(
-                    "INSERT INTO crawl_log_checkpoint (crawl, worker, round, log_offset, total) \
-                     VALUES ($1, $2, $3, $4, $5) ON CONFLICT (crawl, worker) DO UPDATE SET \
-                     round = EXCLUDED.round, log_offset = EXCLUDED.log_offset, \
-                     total = EXCLUDED.total",
-                )
-                .bind(&crawl)
-                .bind(&worker)
-                .bind(round)
-                .bind(offset)
-                .bind(&total)
-                .execute(&mut *tx)
-                .await?;
-                tx.commit().await
-            },
-        )?;
-        if let Some(marks) = self.logged_marks().as_mut() {
-            marks.extend(logged.iter().map(|url| logged_key(url)));
-        }
-        Ok(())
+        self.write_log_checkpoint(checkpoint, logged)
     }
 
     fn revisit_state(&self, url: &str) -> Result<Option<RevisitState>, CrawlError> {
@@ -642,167 +439,23 @@ impl CrawlStateStore for PostgresCrawlState {
     }
 
     fn url_rules(&self, host: &str) -> Result<Vec<RuleRecord>, CrawlError> {
-        let host = host.to_string();
-        let rows: Vec<String> = self.call(
-            "read a host's URL rules",
-            move |mut conn, crawl, _| async move {
-                sqlx::query_scalar(
-                    "SELECT record FROM crawl_url_rules WHERE crawl = $1 AND host = $2",
-                )
-                .bind(&crawl)
-                .bind(&host)
-                .fetch_all(&mut *conn)
-                .await
-            },
-        )?;
-        Ok(rows
-            .iter()
-            .filter_map(|text| serde_json::from_str(text).ok())
-            .collect())
+        self.read_url_rules(host)
     }
 
     fn record_url_rule(&self, host: &str, record: &RuleRecord) -> Result<(), CrawlError> {
-        let (host, rule) = (host.to_string(), record.rule.key());
-        let text = serde_json::to_string(record).unwrap_or_default();
-        self.call("record a URL rule", move |mut conn, crawl, _| async move {
-            sqlx::query(
-                "INSERT INTO crawl_url_rules (crawl, host, rule, record) VALUES ($1, $2, $3, $4) \
-                 ON CONFLICT (crawl, host, rule) DO UPDATE SET record = EXCLUDED.record",
-            )
-            .bind(&crawl)
-            .bind(&host)
-            .bind(&rule)
-            .bind(&text)
-            .execute(&mut *conn)
-            .await
-            .map(drop)
-        })
+        self.write_url_rule(host, record)
     }
 
     fn url_rule_set(&self, host: &str, set: &str) -> Result<Vec<String>, CrawlError> {
-        let (host, set) = (host.to_string(), set.to_string());
-        self.call(
-            "read a URL rules' set",
-            move |mut conn, crawl, _| async move {
-                sqlx::query_scalar(
-                "SELECT item FROM crawl_url_rule_sets WHERE crawl = $1 AND host = $2 AND name = $3",
-            )
-            .bind(&crawl)
-            .bind(&host)
-            .bind(&set)
-            .fetch_all(&mut *conn)
-            .await
-            },
-        )
+        self.read_url_rule_set(host, set)
     }
 
     fn add_to_url_rule_set(&self, host: &str, set: &str, item: &str) -> Result<(), CrawlError> {
-        let (host, set, item) = (host.to_string(), set.to_string(), item.to_string());
-        self.call(
-            "add to a URL rules' set",
-            move |mut conn, crawl, _| async move {
-                sqlx::query(
-                "INSERT INTO crawl_url_rule_sets (crawl, host, name, item) VALUES ($1, $2, $3, $4) \
-                 ON CONFLICT DO NOTHING",
-            )
-            .bind(&crawl)
-            .bind(&host)
-            .bind(&set)
-            .bind(&item)
-            .execute(&mut *conn)
-            .await
-            .map(drop)
-            },
-        )
+        self.insert_into_url_rule_set(host, set, item)
     }
 
     /// Every write is committed when it returns: nothing to do.
     fn flush(&self) -> Result<(), CrawlError> {
         Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The test server (`./scripts/with-postgres` exports it); without it the test fails.
-    fn server_url() -> String {
-        std::env::var("DEDUPCRAWL_TEST_POSTGRES").unwrap_or_else(|_| {
-            panic!(
-                "DEDUPCRAWL_TEST_POSTGRES is not set: the PostgreSQL tests need a server. Run \
-                 them through ./scripts/test or ./scripts/with-postgres"
-            )
-        })
-    }
-
-    fn fresh_crawl() -> String {
-        format!(
-            "state-test-{}-{}",
-            std::process::id(),
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_nanos())
-        )
-    }
-
-    #[test]
-    fn passes_the_crawl_state_behaviour_suite() {
-        let (url, crawl) = (server_url(), fresh_crawl());
-        crate::crawl_state::behaviour_suite::run(&|| {
-            Box::new(PostgresCrawlState::connect(&url, &crawl, "w1").unwrap())
-        });
-    }
-
-    /// Two workers of one crawl share URL rules as they learn them.
-    #[test]
-    fn workers_share_url_rules_while_they_run() {
-        let (url, crawl) = (server_url(), fresh_crawl());
-        let one = PostgresCrawlState::connect(&url, &crawl, "w1").unwrap();
-        let two = PostgresCrawlState::connect(&url, &crawl, "w2").unwrap();
-        crate::url_rules::tests::a_rule_learned_by_one_worker_applies_in_another(&one, &two);
-    }
-
-    /// Two workers of one crawl share archived URLs and sitemaps, not log marks or checkpoints;
-    /// each sees every worker's output directory.
-    #[test]
-    fn workers_share_archived_urls_and_keep_their_own_log_and_checkpoint() {
-        let (url, crawl) = (server_url(), fresh_crawl());
-        let one = PostgresCrawlState::connect(&url, &crawl, "w1").unwrap();
-        let two = PostgresCrawlState::connect(&url, &crawl, "w2").unwrap();
-        let record = ArchivedRecord {
-            record_type: "response".into(),
-            record_id: Some("<urn:uuid:1>".into()),
-            date: None,
-            payload_digest: None,
-            round: 1,
-        };
-        one.record_archived("http://a.example/", &record).unwrap();
-        assert_eq!(
-            two.archived_record("http://a.example/").unwrap(),
-            Some(record)
-        );
-        one.mark_sitemaps_read("a.example").unwrap();
-        assert!(two.sitemaps_read("a.example").unwrap());
-        one.mark_logged("http://a.example/").unwrap();
-        assert!(!two.is_logged("http://a.example/").unwrap());
-        one.set_checkpoint(&ArchiveCheckpoint {
-            file: "w1-00000.warc.gz".into(),
-            offset: 9,
-        })
-        .unwrap();
-        assert_eq!(two.checkpoint().unwrap(), None);
-        two.record_output_dir("/out/w2").unwrap();
-        one.record_output_dir("/out/w1").unwrap();
-        assert_eq!(
-            two.output_dirs().unwrap(),
-            ["/out/w1", "/out/w2"],
-            "every worker's output directory, by worker name"
-        );
-        let other_crawl = PostgresCrawlState::connect(&url, &fresh_crawl(), "w1").unwrap();
-        assert_eq!(
-            other_crawl.archived_record("http://a.example/").unwrap(),
-            None
-        );
     }
 }

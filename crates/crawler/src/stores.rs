@@ -161,19 +161,7 @@ pub fn open_crawl_index(config: &crate::CrawlConfig) -> Result<Arc<dyn DedupInde
     let index_config = config.index_dedup_settings(&sites).index_config();
     match config.store.location()? {
         crate::config::StoreLocation::Embedded => {
-            let state_dir = crate::OutputPaths::new(&config.crawl.out).state;
-            if !state_dir.join("db").exists() && !state_dir.join("conf").exists() {
-                return Err(CrawlError::ConfigValue(format!(
-                    "{} holds no crawl state: give the OUT directory of a crawl",
-                    config.crawl.out.display()
-                )));
-            }
-            // A copy: the crawl being read is left as it is (see crate::read_only_state).
-            let copy = crate::read_only_state::StateCopy::of(&state_dir)?;
-            let db = sled::Config::new()
-                .path(copy.path())
-                .cache_capacity(STATE_CACHE_BYTES)
-                .open()?;
+            let (db, copy) = copied_state(config)?;
             let index =
                 SledDedupIndex::open_in(db, &copy.path().join(INDEX_DOCUMENT_LOG), index_config)?;
             Ok(Arc::new(crate::read_only_state::CopiedIndex {
@@ -215,16 +203,31 @@ pub fn read_url_rules(
 ) -> Result<Vec<dedupcrawl_urlrules::RuleRecord>, CrawlError> {
     match config.store.location()? {
         crate::config::StoreLocation::Embedded => {
-            let state_dir = crate::OutputPaths::new(&config.crawl.out).state;
-            let copy = crate::read_only_state::StateCopy::of(&state_dir)?;
-            let db = sled::Config::new()
-                .path(copy.path())
-                .cache_capacity(STATE_CACHE_BYTES)
-                .open()?;
+            let (db, _copy) = copied_state(config)?;
             SledCrawlState::open(&db)?.url_rules(host)
         }
         crate::config::StoreLocation::Postgres { url, crawl, .. } => {
             PostgresCrawlState::connect(&url, &crawl, "why")?.url_rules(host)
         }
     }
+}
+
+/// The embedded state of `config.crawl.out`, opened on a copy (the crawl being read is left as
+/// it is; see `crate::read_only_state`), which lives as long as the copy handle.
+fn copied_state(
+    config: &crate::CrawlConfig,
+) -> Result<(sled::Db, crate::read_only_state::StateCopy), CrawlError> {
+    let state_dir = crate::OutputPaths::new(&config.crawl.out).state;
+    if !state_dir.join("db").exists() && !state_dir.join("conf").exists() {
+        return Err(CrawlError::ConfigValue(format!(
+            "{} holds no crawl state: give the OUT directory of a crawl",
+            config.crawl.out.display()
+        )));
+    }
+    let copy = crate::read_only_state::StateCopy::of(&state_dir)?;
+    let db = sled::Config::new()
+        .path(copy.path())
+        .cache_capacity(STATE_CACHE_BYTES)
+        .open()?;
+    Ok((db, copy))
 }
