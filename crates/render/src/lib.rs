@@ -5,8 +5,9 @@
 //! bytes as the page's document (no second fetch of it) and lets it run the page's scripts.
 //! Every other request the page makes is paused and put to the caller's [`RequestGate`]:
 //! allowed (after the gate has waited for the host's politeness) or blocked. What comes back
-//! is the DOM serialized once the page has settled (no request for [`RenderSettings::settle`])
-//! or, for a page that never settles, at [`RenderSettings::deadline`].
+//! is the DOM serialized once the page has settled (no request in flight, started or finished
+//! for [`RenderSettings::settle`]) or, for a page that never settles, at
+//! [`RenderSettings::deadline`].
 //!
 //! A pool of at most [`RenderSettings::max_pages`] tabs shares one browser. A browser that
 //! crashes, hangs past the deadline or grows past [`RenderSettings::max_memory_mb`] (its
@@ -69,7 +70,8 @@ pub struct RenderSettings {
     /// Longest a page gets, from its first byte to its DOM: a page still busy then is taken as
     /// it is; a browser that does not answer by then is restarted.
     pub deadline: Duration,
-    /// A page has settled when it has made no request for this long after loading.
+    /// A page has settled when, after loading, it has had no request in flight and started or
+    /// finished none for this long.
     pub settle: Duration,
     /// The browser's processes together above this many MiB resident: it is restarted
     /// before the next page.

@@ -1,6 +1,7 @@
 //! One page in one tab: its document answered from the caller's bytes, every other request
 //! put to the gate, the DOM taken once the page has settled or at the deadline.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
@@ -10,7 +11,8 @@ use chromiumoxide::cdp::browser_protocol::fetch::{
     ContinueRequestParams, EventRequestPaused, FailRequestParams, FulfillRequestParams, HeaderEntry,
 };
 use chromiumoxide::cdp::browser_protocol::network::{
-    ErrorReason, ResourceType, SetBypassServiceWorkerParams,
+    ErrorReason, EventLoadingFailed, EventLoadingFinished, EventRequestWillBeSent, ResourceType,
+    SetBypassServiceWorkerParams,
 };
 use futures_util::StreamExt;
 
@@ -20,19 +22,50 @@ use crate::{RenderSettings, Rendered, RequestGate, Subrequest};
 /// How often the settle check looks at the page's requests.
 const SETTLE_POLL: Duration = Duration::from_millis(50);
 
-/// What the interception saw of the page's requests.
+/// What the interception and the network events saw of the page's requests.
 struct Activity {
     last_request: std::sync::Mutex<Instant>,
+    /// Requests sent and not yet finished or failed (network request ids): a page waiting
+    /// for a slow answer has not settled, however long ago the request was sent.
+    in_flight: std::sync::Mutex<HashSet<String>>,
     allowed: AtomicU32,
     blocked: AtomicU32,
 }
 
 impl Activity {
+    fn new() -> Self {
+        Activity {
+            last_request: std::sync::Mutex::new(Instant::now()),
+            in_flight: std::sync::Mutex::new(HashSet::new()),
+            allowed: AtomicU32::new(0),
+            blocked: AtomicU32::new(0),
+        }
+    }
+
+    /// How long the page has had no request in flight and started or ended none.
     fn quiet_for(&self) -> Duration {
+        let waiting = self.in_flight.lock().map(|set| !set.is_empty());
+        if waiting.unwrap_or(false) {
+            return Duration::ZERO;
+        }
         self.last_request
             .lock()
             .map(|last| last.elapsed())
             .unwrap_or_default()
+    }
+
+    fn sent(&self, request: &str) {
+        if let Ok(mut set) = self.in_flight.lock() {
+            set.insert(request.to_string());
+        }
+        self.touch();
+    }
+
+    fn ended(&self, request: &str) {
+        if let Ok(mut set) = self.in_flight.lock() {
+            set.remove(request);
+        }
+        self.touch();
     }
 
     fn touch(&self) {
@@ -76,11 +109,10 @@ async fn render_on(
     page.execute(SetBypassServiceWorkerParams::new(true))
         .await
         .map_err(protocol)?;
-    let activity = Arc::new(Activity {
-        last_request: std::sync::Mutex::new(Instant::now()),
-        allowed: AtomicU32::new(0),
-        blocked: AtomicU32::new(0),
-    });
+    let activity = Arc::new(Activity::new());
+    let network = watch_network(page, activity.clone())
+        .await
+        .map_err(protocol)?;
     let paused = page
         .event_listener::<EventRequestPaused>()
         .await
@@ -97,6 +129,7 @@ async fn render_on(
     ));
     let rendered = navigate_and_settle(page, settings, url, &activity, started).await;
     interception.abort();
+    network.abort();
     let (html, unsettled) = rendered?;
     Ok(Rendered {
         html,
@@ -121,6 +154,9 @@ async fn navigate_and_settle(
     if let Ok(Err(e)) = &loaded {
         return Err(format!("navigation failed: {e}"));
     }
+    // The quiet window starts when the page has loaded: its scripts' first requests may
+    // come a while after the last subresource on a loaded machine.
+    activity.touch();
     let mut unsettled = loaded.is_err();
     while !unsettled && activity.quiet_for() < settings.settle {
         if left(started).is_zero() {
@@ -136,6 +172,35 @@ async fn navigate_and_settle(
         .map_err(|_| "the browser did not answer within the deadline (hung)".to_string())?
         .map_err(|e| format!("reading the DOM failed: {e}"))?;
     Ok((html, unsettled))
+}
+
+/// Follows the page's network events into `activity`'s requests in flight.
+async fn watch_network(
+    page: &Page,
+    activity: Arc<Activity>,
+) -> Result<tokio::task::JoinHandle<()>, chromiumoxide::error::CdpError> {
+    enum Network {
+        Sent(String),
+        Ended(String),
+    }
+    let sent = page.event_listener::<EventRequestWillBeSent>().await?;
+    let finished = page.event_listener::<EventLoadingFinished>().await?;
+    let failed = page.event_listener::<EventLoadingFailed>().await?;
+    let mut events = futures_util::stream::select(
+        sent.map(|e| Network::Sent(e.request_id.inner().clone())),
+        futures_util::stream::select(
+            finished.map(|e| Network::Ended(e.request_id.inner().clone())),
+            failed.map(|e| Network::Ended(e.request_id.inner().clone())),
+        ),
+    );
+    Ok(tokio::spawn(async move {
+        while let Some(event) = events.next().await {
+            match event {
+                Network::Sent(request) => activity.sent(&request),
+                Network::Ended(request) => activity.ended(&request),
+            }
+        }
+    }))
 }
 
 /// How the interception answers.

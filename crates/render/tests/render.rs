@@ -1,5 +1,6 @@
 //! The renderer with Debian's Chromium (installed by `./scripts/test`) on the single-page-app
 //! fixture: an app shell filled by its script, a page that never settles (the deadline), a
+//! page waiting longer than the quiet window for a slow answer (taken once it came), a
 //! request to another host (blocked by the gate), a browser killed mid-page and a browser over
 //! its memory bound (both restarted, the page rendered).
 
@@ -8,7 +9,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 use dedupcrawl_render::{GateFuture, RenderSettings, Renderer, RequestGate, Subrequest};
-use dedupcrawl_testsite::SpaSite;
+use dedupcrawl_testsite::{SLOW_ANSWER, SpaSite};
 
 /// Allows the fixture's own host, blocks the rest, counts both.
 struct SameHost {
@@ -140,6 +141,34 @@ fn a_page_that_never_settles_is_taken_at_the_deadline() {
             took >= Duration::from_secs(3) && took < Duration::from_secs(8),
             "{took:?}"
         );
+        renderer.shut_down().await;
+    });
+}
+
+#[test]
+fn a_page_waiting_for_a_slow_answer_is_taken_once_the_answer_came() {
+    runtime().block_on(async {
+        let site = SpaSite::start().await.expect("site starts");
+        let settings = settings();
+        assert!(
+            SLOW_ANSWER > settings.settle * 3,
+            "the answer outlasts the quiet window"
+        );
+        let renderer = Renderer::new(settings);
+        let url = site.url("/slow-answer");
+        let started = Instant::now();
+        let rendered = renderer
+            .render(&url, &document(&url).await, gate(&site))
+            .await
+            .expect("renders");
+        let took = started.elapsed();
+        assert!(!rendered.unsettled, "{rendered:?}");
+        assert!(
+            rendered.html.contains("the slow answer"),
+            "{}",
+            rendered.html
+        );
+        assert!(took >= SLOW_ANSWER, "{took:?}");
         renderer.shut_down().await;
     });
 }

@@ -109,7 +109,7 @@ pub use listings::{ITEMS_PER_PAGE, LISTING_PAGES, ListingSite};
 pub use mutating::{MutatingSite, Validation, text};
 pub use script_navigation::ScriptNavigationSite;
 pub use soft_404::{SOFT_404_PRODUCTS, Soft404Site, Soft404Truth};
-pub use spa::{SPA_PAGES, SpaSite};
+pub use spa::{SLOW_ANSWER, SPA_PAGES, SpaSite};
 pub use url_variants::{
     DRIFT_ITEMS, DRIFT_SAME, UrlVariantsSite, UrlVariantsTruth, VARIANT_ITEMS, Variant,
 };

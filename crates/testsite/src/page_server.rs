@@ -21,6 +21,11 @@ pub(crate) trait PageSource: Send + Sync + 'static {
     fn file(&self, _path_and_query: &str) -> Option<(&'static str, String)> {
         None
     }
+
+    /// How long the answer at `path_and_query` waits before it is sent (a slow backend).
+    fn delay(&self, _path_and_query: &str) -> Option<std::time::Duration> {
+        None
+    }
 }
 
 async fn answer(State(source): State<Arc<dyn PageSource>>, req: Request) -> Response {
@@ -33,6 +38,9 @@ async fn answer(State(source): State<Arc<dyn PageSource>>, req: Request) -> Resp
             .into_response();
     }
     let path_and_query = uri.path_and_query().map_or(uri.path(), |p| p.as_str());
+    if let Some(delay) = source.delay(path_and_query) {
+        tokio::time::sleep(delay).await;
+    }
     if let Some((content_type, body)) = source.file(path_and_query) {
         return ([(header::CONTENT_TYPE, content_type)], body).into_response();
     }

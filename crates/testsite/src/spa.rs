@@ -1,7 +1,8 @@
 //! A host whose pages a browser must render: single-page-app shells (an empty
 //! `<div id="root">` and a script that fetches the page's JSON and writes its text and links),
 //! a page whose script only decorates text that is already there, a page whose script polls
-//! forever (it never settles), and a page whose script reaches for another host.
+//! forever (it never settles), a page whose script waits for a slow answer, and a page whose
+//! script reaches for another host.
 
 use std::io;
 use std::net::{Ipv4Addr, SocketAddr};
@@ -42,6 +43,16 @@ function poll() {
   });
 }
 poll();
+"#;
+
+/// How long the slow page's answer takes: longer than the renderer's quiet window.
+pub const SLOW_ANSWER: std::time::Duration = std::time::Duration::from_millis(1500);
+
+/// Asks for one slow answer and writes it.
+const SLOW_SCRIPT: &str = r#"
+fetch('/api/slow.json').then(r => r.json()).then(data => {
+  document.getElementById('root').textContent = data.text;
+});
 "#;
 
 struct Spa {
@@ -95,6 +106,8 @@ impl PageSource for Spa {
         match path_and_query {
             "/app.js" => Some((javascript, APP_SCRIPT.to_string())),
             "/poll.js" => Some((javascript, POLLING_SCRIPT.to_string())),
+            "/slow.js" => Some((javascript, SLOW_SCRIPT.to_string())),
+            "/api/slow.json" => Some((json, "{\"text\": \"the slow answer\"}".to_string())),
             "/decorate.js" => Some((
                 javascript,
                 "document.querySelectorAll('p').forEach(p => p.classList.add('shown'));".into(),
@@ -117,10 +130,15 @@ impl PageSource for Spa {
         }
     }
 
+    fn delay(&self, path_and_query: &str) -> Option<std::time::Duration> {
+        (path_and_query == "/api/slow.json").then_some(SLOW_ANSWER)
+    }
+
     fn page(&self, path_and_query: &str) -> Option<String> {
         match path_and_query {
             "/" => Some(shell("/app.js")),
             "/never-settles" => Some(shell("/poll.js")),
+            "/slow-answer" => Some(shell("/slow.js")),
             "/decorated" => {
                 let text: String = prose_for("spa decorated", 200)
                     .iter()
