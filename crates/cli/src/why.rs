@@ -545,6 +545,12 @@ fn print_reason(reason: &Reason) {
     if reason.recorded {
         parts.push("recorded when the page was first decided".to_string());
     }
+    if let Some(prose) = reason.prose_tokens {
+        parts.push(format!(
+            "not contained: {prose} tokens of prose, a part needs {}",
+            dedupcrawl_index::MIN_PART_TOKENS
+        ));
+    }
     println!("  mechanism  {}: {}", reason.mechanism, parts.join("; "));
     if let Some(closest) = &reason.closest {
         println!(

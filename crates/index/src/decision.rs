@@ -98,6 +98,13 @@ struct RecordSet {
 /// 128-value MinHash estimate at 0.5 and three of a 16-value sample's.
 const VERIFY_FROM: f64 = RECUT_FROM - 0.15;
 
+/// Tokens of prose (compared blocks that are not link lists) a page needs to be
+/// `contained` in another: fewer say that it lists what a larger listing lists (a letter of
+/// an index, a section's table of contents under a heading its host's navigation repeats) or
+/// shares a heading with it, not that it is a part of it. A part of a story or a manual
+/// holds sentences: the 12 tokens (about 25 words) from which a page has content of its own.
+pub const MIN_PART_TOKENS: u32 = crate::own_content::OWN_CONTENT_TOKENS;
+
 /// Sample values both pages need at their common modulus for the MOD_m estimate to rule a
 /// candidate out (fewer say too little: a short part beside a long page).
 const ESTIMATE_MIN_VALUES: usize = 16;
@@ -126,6 +133,43 @@ fn own_content(
     }
 }
 
+/// A record that holds `doc` at the containment threshold (`figure`, and the sketch's
+/// `estimate` of it): the page's original in `found` when it is a part (its prose, the
+/// own-content veto) and the record holds more of it than any before.
+fn held_inside(
+    doc: &DocumentFingerprint,
+    stored: &StoredDocument,
+    set: &RecordSet,
+    (figure, estimate): (f64, Option<f64>),
+    found: &mut ContainmentFound,
+    compared: &mut Compared,
+) {
+    if doc.prose_tokens < MIN_PART_TOKENS {
+        compared.no_part = Some(doc.prose_tokens);
+        return;
+    }
+    if found
+        .inside
+        .as_ref()
+        .is_some_and(|best| figure <= best.figure)
+    {
+        return;
+    }
+    match own_content(doc, stored, &set.shingles) {
+        Err(run) => compared.veto(&stored.name, figure, run),
+        Ok(own_content_run) => {
+            found.inside = Some(Match {
+                document: document_ref(stored),
+                own_content_run,
+                blocks_left_out: set.blocks_left_out,
+                estimate,
+                counts: set.counts,
+                figure,
+            });
+        }
+    }
+}
+
 /// One candidate a mechanism compared, with what it found.
 #[derive(Debug, Clone)]
 struct Match {
@@ -150,6 +194,9 @@ struct Compared {
     closest: Option<Closest>,
     /// Candidates the own-content veto turned down.
     vetoed: Vec<Vetoed>,
+    /// The page's prose tokens, when a candidate held it at the containment threshold but
+    /// it has too little prose to be a part ([`MIN_PART_TOKENS`]).
+    no_part: Option<u32>,
 }
 
 impl Compared {
@@ -444,23 +491,13 @@ impl DecisionAlgorithm<'_> {
                 counts.map_or(0.0, |c| c.resemblance()),
                 inside,
             );
-            if inside >= threshold && found.inside.as_ref().is_none_or(|b| inside > b.figure) {
-                match own_content(doc, &stored, &set.shingles) {
-                    Err(run) => compared.veto(&stored.name, inside, run),
-                    Ok(own_content_run) => {
-                        found.inside = Some(Match {
-                            document: document_ref(&stored),
-                            own_content_run,
-                            blocks_left_out: set.blocks_left_out,
-                            estimate: estimates.map(|(inside, _)| inside),
-                            counts,
-                            figure: inside,
-                        });
-                    }
-                }
+            if inside >= threshold {
+                let estimate = estimates.map(|(inside, _)| inside);
+                held_inside(doc, &stored, &set, (inside, estimate), &mut found, compared);
             }
-            let lists_it = stored.host != doc.host
-                || (doc.template_known && !has_blocks_of_its_own(&stored, &doc_blocks));
+            let lists_it = stored.prose_tokens >= MIN_PART_TOKENS
+                && (stored.host != doc.host
+                    || (doc.template_known && !has_blocks_of_its_own(&stored, &doc_blocks)));
             if around >= threshold && lists_it {
                 found.around.push((document_ref(&stored), around));
             }
@@ -568,6 +605,7 @@ impl DecisionAlgorithm<'_> {
             link,
             blocks,
             own_blocks,
+            prose_tokens: doc.prose_tokens,
             sequence: doc.sequence.clone(),
             block_spans: doc.block_spans.clone(),
         })?;
@@ -687,6 +725,7 @@ impl DecisionAlgorithm<'_> {
                         candidates: compared.candidates,
                         closest: compared.closest,
                         vetoed: compared.vetoed,
+                        prose_tokens: compared.no_part,
                         ..Reason::of(Mechanism::New)
                     };
                     return (new_page(around, reason), None);

@@ -334,6 +334,7 @@ mod tests {
             link: None,
             blocks: vec![u64::from(id)],
             own_blocks: Vec::new(),
+            prose_tokens: 0,
             block_spans: Vec::new(),
         }
     }

@@ -199,6 +199,11 @@ pub struct Reason {
     /// [`MAX_VETOED_SHOWN`]): the page has text of its own that each lacks.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub vetoed: Vec<Vetoed>,
+    /// For a page held at the containment threshold or more in a candidate but not
+    /// `contained`: its tokens of prose, under [`crate::MIN_PART_TOKENS`] (a listing is no
+    /// part).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prose_tokens: Option<u32>,
     /// The index record that keeps this page's compared text (a new page, or a near
     /// duplicate or contained page kept as a cluster member).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -248,6 +253,7 @@ impl Reason {
             blocks: None,
             original_blocks_left_out: None,
             vetoed: Vec::new(),
+            prose_tokens: None,
             recorded: false,
             page_record: None,
             original_record: None,

@@ -65,6 +65,7 @@ mod sled_backend;
 mod storage;
 
 pub use across_hosts::{BlockShares, REPRINT_DRIFT, SUBSTANTIAL_BLOCK_TOKENS};
+pub use decision::MIN_PART_TOKENS;
 pub use explanation::{Closest, Mechanism, Reason, ShingleCounts, Vetoed};
 pub use overlap::{OverlapEstimate, OverlapOptions, estimate_overlap};
 pub use own_content::OWN_CONTENT_RUN;
@@ -341,6 +342,9 @@ pub struct DocumentFingerprint {
     /// had enough pages for a block to count as template): until then a host's first pages
     /// share blocks that are template, and say nothing about which page holds which.
     pub template_known: bool,
+    /// Tokens of the compared text in blocks that are not link lists: what a page needs
+    /// [`MIN_PART_TOKENS`] of to be `contained` in another.
+    pub prose_tokens: u32,
     /// The compared text's shingles in text order, one per position (32 bits each, as in
     /// `shingles`): kept in the record with `block_spans`, so a later page is compared with
     /// the record without the shingles of its blocks that are the host's template by then.
@@ -370,6 +374,7 @@ impl DocumentFingerprint {
             block_fingerprints: Vec::new(),
             own_content: Vec::new(),
             template_known: false,
+            prose_tokens: u32::MAX,
             sequence: Vec::new(),
             block_spans: Vec::new(),
             threshold: None,

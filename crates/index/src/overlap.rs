@@ -175,6 +175,7 @@ fn as_fingerprint(document: StoredDocument) -> DocumentFingerprint {
             })
             .collect(),
         template_known: true,
+        prose_tokens: document.prose_tokens,
         sequence: document.sequence,
         block_spans: document.block_spans,
         threshold: None,

@@ -42,6 +42,9 @@ pub struct StoredDocument {
     /// part too short for its shingle sample to find the page that holds it finds it by its
     /// blocks).
     pub own_blocks: Vec<OwnBlock>,
+    /// [`crate::DocumentFingerprint::prose_tokens`]: a record listed in a page's `contains`
+    /// needs [`crate::MIN_PART_TOKENS`] of them, as a page `contained` in a record does.
+    pub prose_tokens: u32,
 }
 
 /// Block keys (and own blocks) a record keeps at most: the smallest keys, so two pages
@@ -77,7 +80,7 @@ pub struct DocumentLink {
 /// Version 12: the compared text's shingles (in text order, with the compared blocks' spans),
 /// the compared text and the content link targets are kept; block sketches, adjacent block
 /// pairs and title tokens are not.
-const RECORD_VERSION: u8 = 12;
+const RECORD_VERSION: u8 = 13;
 /// Bits kept per signature value.
 pub const SIGNATURE_BITS: u32 = 16;
 /// Bits kept per MOD_m sample value.
@@ -197,6 +200,7 @@ impl StoredDocument {
             out.extend_from_slice(&block.key.to_le_bytes());
             out.extend_from_slice(&block.tokens.to_le_bytes());
         }
+        out.extend_from_slice(&self.prose_tokens.to_le_bytes());
         out
     }
 
@@ -306,6 +310,7 @@ impl StoredDocument {
                 tokens: u16::from_le_bytes([b[8], b[9]]),
             })
             .collect();
+        let prose_tokens = reader.u32().ok_or_else(|| corrupt("prose tokens"))?;
         Ok(StoredDocument {
             id,
             name,
@@ -321,6 +326,7 @@ impl StoredDocument {
             link,
             blocks,
             own_blocks,
+            prose_tokens,
         })
     }
 }
@@ -422,6 +428,7 @@ mod tests {
             }),
             blocks: vec![3, 1 << 40],
             own_blocks: vec![OwnBlock { key: 7, tokens: 3 }],
+            prose_tokens: 40,
         };
         let bytes = doc.encode();
         assert_eq!(StoredDocument::decode(9, &bytes).unwrap(), doc);

@@ -9,7 +9,7 @@ use crate::{IndexConfig, IndexError};
 /// of another version compared other texts, or keeps other records: use a new directory).
 /// Version 23: a page's compared text has no link tokens, records keep the compared shingle
 /// set (decisions are verified on it), the compared text and the content link targets.
-pub(crate) const FORMAT_VERSION: &str = "dedupcrawl-index/23";
+pub(crate) const FORMAT_VERSION: &str = "dedupcrawl-index/24";
 
 /// The settings signatures depend on, as stored with an index: reopening with other ones is
 /// [`IndexError::ParameterMismatch`].

@@ -299,6 +299,8 @@ struct ComparedView {
     template_known: bool,
     /// The compared blocks: key and tokens of each ([`BlockSpan`] once shingled).
     spans: Vec<(u64, usize)>,
+    /// Tokens of the compared blocks that are not link lists.
+    prose_tokens: usize,
 }
 
 /// A main-content block of the page being fingerprinted: its key and its tokens (a range of
@@ -409,12 +411,18 @@ impl DedupStage {
     fn full_page_view(&self, page: &PreparedPage) -> ComparedView {
         let blocks: Vec<usize> = (0..page.extracted.blocks.len()).collect();
         let mut tokens = Vec::new();
+        let mut prose_tokens = 0;
         for &index in &blocks {
+            let block = &page.extracted.blocks[index];
+            let start = tokens.len();
             self.textprep.normalizer().token_hashes(
-                &page.extracted.blocks[index].text,
+                &block.text,
                 page.language_of(index),
                 &mut tokens,
             );
+            if block.link_density() <= LINK_LIST_DENSITY {
+                prose_tokens += tokens.len() - start;
+            }
         }
         ComparedView {
             view: View::FullPage,
@@ -427,6 +435,7 @@ impl DedupStage {
             template_keys: Vec::new(),
             template_known: false,
             spans: Vec::new(),
+            prose_tokens,
         }
     }
 
@@ -552,6 +561,11 @@ impl DedupStage {
                 .flat_map(|b| std::iter::repeat_n(!shared.contains(&b.key), b.range.len()))
                 .collect(),
             spans: compared.iter().map(|b| (b.key, b.range.len())).collect(),
+            prose_tokens: compared
+                .iter()
+                .filter(|b| !b.links)
+                .map(|b| b.range.len())
+                .sum(),
             stable_tokens: content_tokens,
             block_keys,
             own_content,
@@ -574,6 +588,7 @@ impl DedupStage {
         fingerprint.block_fingerprints = view.block_keys;
         fingerprint.own_content = view.own_content;
         fingerprint.template_known = view.template_known;
+        fingerprint.prose_tokens = u32::try_from(view.prose_tokens).unwrap_or(u32::MAX);
 
         fingerprint.link_targets = self.content_link_targets(name, host, &page);
         // Text-based checks need at least one whole shingle: a one-word page ("Redirecting…")

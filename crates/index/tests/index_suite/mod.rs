@@ -35,7 +35,7 @@ pub trait Backend {
 #[macro_export]
 macro_rules! dedup_index_suite {
     ($new_backend:expr) => {
-        $crate::dedup_index_suite!(@cases $new_backend; decisions_exact_near_contained_and_new, lookup_does_not_insert_and_remove_forgets, concurrent_near_duplicates_never_both_come_back_new, reopened_index_remembers_and_rebuilds_buckets, near_duplicates_name_the_most_resembling_original, a_page_only_like_a_duplicate_and_not_like_any_original_is_new, decisions_are_verified_on_the_exact_shingle_sets, a_copy_on_another_host_that_adds_a_note_lists_the_original, a_long_page_and_its_many_parts_find_each_other, a_page_with_text_of_its_own_is_not_a_duplicate_of_a_page_of_its_host, short_parts_and_their_one_page_edition_find_each_other_by_blocks, one_text_in_two_manuals_of_a_host_is_one_page_whatever_its_pager_and_label, a_copy_of_a_page_recorded_before_the_template_was_known_is_contained_in_it, a_page_whose_site_asks_a_higher_threshold_is_new_under_it, a_huge_page_is_indexed_and_the_index_opens_again);
+        $crate::dedup_index_suite!(@cases $new_backend; decisions_exact_near_contained_and_new, lookup_does_not_insert_and_remove_forgets, concurrent_near_duplicates_never_both_come_back_new, reopened_index_remembers_and_rebuilds_buckets, near_duplicates_name_the_most_resembling_original, a_page_only_like_a_duplicate_and_not_like_any_original_is_new, decisions_are_verified_on_the_exact_shingle_sets, a_copy_on_another_host_that_adds_a_note_lists_the_original, a_long_page_and_its_many_parts_find_each_other, a_page_with_text_of_its_own_is_not_a_duplicate_of_a_page_of_its_host, short_parts_and_their_one_page_edition_find_each_other_by_blocks, one_text_in_two_manuals_of_a_host_is_one_page_whatever_its_pager_and_label, a_copy_of_a_page_recorded_before_the_template_was_known_is_contained_in_it, a_listing_without_prose_is_no_part_of_a_larger_listing, a_page_whose_site_asks_a_higher_threshold_is_new_under_it, a_huge_page_is_indexed_and_the_index_opens_again);
     };
     (@cases $new_backend:expr; $($case:ident),*) => {
         $(
@@ -506,5 +506,67 @@ pub fn a_huge_page_is_indexed_and_the_index_opens_again(new_backend: fn() -> Box
     match index.check_and_insert(&copy).unwrap() {
         DedupDecision::ExactDuplicate { of, .. } => assert_eq!(of.name, "hostile/paragraphs"),
         other => panic!("the copy: {other:?}"),
+    }
+}
+
+/// [`dedupcrawl_index::MIN_PART_TOKENS`]: a page whose compared text is all link lists (a
+/// section's table of contents, a letter of an index: `prose_tokens` under the minimum) is
+/// not `contained` in the larger listing that holds its shingles, and is not listed in the
+/// `contains` of a page around it; with prose it is, both ways.
+pub fn a_listing_without_prose_is_no_part_of_a_larger_listing(
+    new_backend: fn() -> Box<dyn Backend>,
+) {
+    let backend = new_backend();
+    let index = backend.open();
+    let contents = tokens(21, 2000);
+    assert!(
+        index
+            .check_and_insert(&document("contents", &contents))
+            .unwrap()
+            .is_new()
+    );
+    let listing = |name: &str, text: &[u64], prose_tokens: u32| DocumentFingerprint {
+        prose_tokens,
+        ..document(name, text)
+    };
+    let short = dedupcrawl_index::MIN_PART_TOKENS - 1;
+    let decision = index
+        .check_and_insert(&listing("section", &contents[..400], short))
+        .unwrap();
+    assert!(decision.is_new(), "{decision:?}");
+    assert_eq!(decision.reason().prose_tokens, Some(short));
+    match index
+        .check_and_insert(&listing(
+            "part",
+            &contents[400..800],
+            dedupcrawl_index::MIN_PART_TOKENS,
+        ))
+        .unwrap()
+    {
+        DedupDecision::Contained { within, .. } => assert_eq!(within.name, "contents"),
+        other => panic!("{other:?}"),
+    }
+    // The other way round: a page around two recorded pages lists the one with prose only.
+    let (table, chapter) = (tokens(22, 300), tokens(24, 300));
+    for (name, text, prose_tokens) in [("table", &table, short), ("chapter", &chapter, 40)] {
+        let recorded = DocumentFingerprint {
+            prose_tokens,
+            ..document(name, text)
+        };
+        assert!(index.check_and_insert(&recorded).unwrap().is_new());
+    }
+    let mut around = tokens(23, 1500);
+    around.extend_from_slice(&table);
+    around.extend_from_slice(&chapter);
+    let around = DocumentFingerprint {
+        template_known: true,
+        ..document("around", &around)
+    };
+    match index.check_and_insert(&around).unwrap() {
+        DedupDecision::New { contains, .. } => {
+            let listed: Vec<&str> = contains.iter().map(|(d, _)| d.name.as_str()).collect();
+            assert_eq!(listed, ["chapter"]);
+        }
+        other => panic!("{other:?}"),
     }
 }
