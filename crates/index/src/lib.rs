@@ -343,7 +343,8 @@ pub struct DocumentFingerprint {
     /// share blocks that are template, and say nothing about which page holds which.
     pub template_known: bool,
     /// Tokens of the compared text in blocks that are not link lists: what a page needs
-    /// [`MIN_PART_TOKENS`] of to be `contained` in another.
+    /// [`MIN_PART_TOKENS`] of to be `contained` in another. [`new`](Self::new) sets
+    /// `u32::MAX` (a page known by its shingles alone counts as prose).
     pub prose_tokens: u32,
     /// The compared text's shingles in text order, one per position (32 bits each, as in
     /// `shingles`): kept in the record with `block_spans`, so a later page is compared with

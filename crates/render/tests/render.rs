@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
-use dedupcrawl_render::{GateFuture, RenderSettings, Renderer, RequestGate, Subrequest};
+use dedupcrawl_render::{GateFuture, RenderSettings, Rendered, Renderer, RequestGate, Subrequest};
 use dedupcrawl_testsite::{SLOW_ANSWER, SpaSite};
 
 /// Allows the fixture's own host, blocks the rest, counts both.
@@ -68,6 +68,23 @@ async fn document(url: &str) -> Vec<u8> {
         .to_vec()
 }
 
+/// Renders `path` of a fresh fixture site with a renderer of its own: the page and how long
+/// the render took.
+async fn render_timed(settings: RenderSettings, path: &str) -> (Rendered, Duration) {
+    let site = SpaSite::start().await.expect("site starts");
+    let renderer = Renderer::new(settings);
+    let url = site.url(path);
+    let page = document(&url).await;
+    let started = Instant::now();
+    let rendered = renderer
+        .render(&url, &page, gate(&site))
+        .await
+        .expect("renders");
+    let took = started.elapsed();
+    renderer.shut_down().await;
+    (rendered, took)
+}
+
 fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -122,46 +139,29 @@ fn an_app_shell_is_filled_by_its_script_and_another_host_is_blocked() {
 #[test]
 fn a_page_that_never_settles_is_taken_at_the_deadline() {
     runtime().block_on(async {
-        let site = SpaSite::start().await.expect("site starts");
         let settings = RenderSettings {
             deadline: Duration::from_secs(3),
             ..settings()
         };
-        let renderer = Renderer::new(settings);
-        let url = site.url("/never-settles");
-        let started = Instant::now();
-        let rendered = renderer
-            .render(&url, &document(&url).await, gate(&site))
-            .await
-            .expect("renders");
-        let took = started.elapsed();
+        let (rendered, took) = render_timed(settings, "/never-settles").await;
         assert!(rendered.unsettled, "{rendered:?}");
         assert!(rendered.html.contains("still polling"), "{}", rendered.html);
         assert!(
             took >= Duration::from_secs(3) && took < Duration::from_secs(8),
             "{took:?}"
         );
-        renderer.shut_down().await;
     });
 }
 
 #[test]
 fn a_page_waiting_for_a_slow_answer_is_taken_once_the_answer_came() {
     runtime().block_on(async {
-        let site = SpaSite::start().await.expect("site starts");
         let settings = settings();
         assert!(
             SLOW_ANSWER > settings.settle * 3,
             "the answer outlasts the quiet window"
         );
-        let renderer = Renderer::new(settings);
-        let url = site.url("/slow-answer");
-        let started = Instant::now();
-        let rendered = renderer
-            .render(&url, &document(&url).await, gate(&site))
-            .await
-            .expect("renders");
-        let took = started.elapsed();
+        let (rendered, took) = render_timed(settings, "/slow-answer").await;
         assert!(!rendered.unsettled, "{rendered:?}");
         assert!(
             rendered.html.contains("the slow answer"),
@@ -169,7 +169,6 @@ fn a_page_waiting_for_a_slow_answer_is_taken_once_the_answer_came() {
             rendered.html
         );
         assert!(took >= SLOW_ANSWER, "{took:?}");
-        renderer.shut_down().await;
     });
 }
 
