@@ -14,5 +14,6 @@ mod layout_wrappers;
 mod link_cap;
 mod link_classes;
 mod new_template;
+mod path_evidence;
 mod settled_view;
 mod text_verdicts;

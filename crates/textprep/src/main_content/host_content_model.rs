@@ -39,6 +39,11 @@ fn text_key(block: &TextBlock) -> u64 {
 struct PathVotes {
     content_chars: u64,
     other_chars: u64,
+    /// Pages the votes came from, and the last of them (its number in the model's count).
+    pages: u32,
+    last_page: u32,
+    /// The key is of prose (not of a block mostly of links): see [`PATH_MIN_PAGES`].
+    prose: bool,
 }
 
 impl PathVotes {
@@ -111,6 +116,14 @@ pub struct HostContentModel {
     pages_learnt: u32,
 }
 
+/// Pages a path of prose must have been judged on before the view settles it by its votes
+/// ([`HostContentModel::view`]); before, it is settled by its shape. The extractor judges prose
+/// by the page around it (it drops a short notice under a long page and keeps the same notice
+/// on a page it is most of), so one page's verdict says little of the place, and a settled
+/// verdict lasts the run. A block mostly of links it judges alike wherever it is (a bar of
+/// links is dropped on every page): one page's verdict stands.
+const PATH_MIN_PAGES: u32 = 2;
+
 /// A path whose text the extractor kept at least this share of the time is content; at most
 /// `1 - CLEAR_SHARE`, boilerplate; in between the path is mixed and the model has no answer.
 const CLEAR_SHARE: f64 = 0.8;
@@ -128,9 +141,15 @@ const PREDICTED_F1: f64 = 0.97;
 impl HostContentModel {
     /// Records the extractor's verdict on one page.
     pub fn learn(&mut self, page: &ExtractedPage, mask: &[bool]) {
+        let page_number = self.pages_learnt + 1;
         for (block, &content) in page.blocks.iter().zip(mask) {
             for key in model_keys(block) {
                 let votes = self.paths.entry(key).or_default();
+                if votes.last_page != page_number {
+                    votes.last_page = page_number;
+                    votes.pages += 1;
+                }
+                votes.prose = block.link_density() <= 0.5;
                 if content {
                     votes.content_chars += u64::from(block.chars);
                 } else {
@@ -189,6 +208,15 @@ impl HostContentModel {
                 .text_verdict(block)
                 .or_else(|| self.path_votes(shape).clear()),
             PathKnown::Unknown => self.path_votes(shape).clear(),
+        }
+    }
+
+    /// What the votes on one path say when its verdict is settled for the run: a prose path
+    /// judged on fewer than [`PATH_MIN_PAGES`] pages is not known yet.
+    fn settling_votes(&self, key: u64) -> PathKnown {
+        match self.paths.get(&key) {
+            Some(votes) if votes.prose && votes.pages < PATH_MIN_PAGES => PathKnown::Unknown,
+            _ => self.path_votes(key),
         }
     }
 
@@ -272,7 +300,8 @@ impl HostContentModel {
     /// each block key's verdict settled the first time it is asked and kept from then on. The
     /// votes go on moving as the model learns; a verdict that followed them would give two
     /// copies of a page fetched an hour apart different text (a path drifting into or out of
-    /// the mixed band), and the dedup would see them differ.
+    /// the mixed band), and the dedup would see them differ. Since a settled verdict lasts, a
+    /// prose path judged on fewer than [`PATH_MIN_PAGES`] pages is settled by its shape.
     ///
     /// A page with more than [`NEW_TEMPLATE_SHARE`] of its text at paths the model has neither
     /// votes nor a settled verdict for is of a template the host's first pages did not show:
@@ -304,7 +333,7 @@ impl HostContentModel {
                 let settled = match self.settled.get(&path) {
                     Some(&settled) => settled,
                     None => {
-                        let settled = match self.path_votes(path) {
+                        let settled = match self.settling_votes(path) {
                             PathKnown::Clear(verdict) => SettledPath::Clear(verdict),
                             PathKnown::Unknown if departs => SettledPath::Clear(fallback(block)),
                             known => {
