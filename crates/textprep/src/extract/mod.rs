@@ -87,6 +87,8 @@ struct SinkState {
     /// Inside an inline `<script>`: its text goes to `script_text`, read for links at its end.
     in_script: bool,
     script_text: String,
+    /// The key [`element_path`] hashes, reused from element to element (no string per element).
+    path_key: String,
 }
 
 /// Most bytes of one inline script read for links (the rest is not read).
@@ -227,25 +229,43 @@ impl SinkState {
             return;
         }
         let in_link = self.link_depth > 0;
-        for c in text.chars() {
-            if c.is_whitespace() {
-                if !self.pending_space && !self.current.is_empty() {
-                    self.current.push(' ');
-                }
-                self.pending_space = true;
-            } else if c != '\0' {
-                if !in_link {
-                    self.current_link_tail = None;
-                } else if self.current_link_tail.is_none() {
-                    self.current_link_tail = Some(self.current.len());
-                }
-                self.current.push(c);
-                self.pending_space = false;
-                self.current_chars += 1;
-                if in_link {
-                    self.current_link_chars += 1;
-                }
+        // Whitespace collapses to one space; the words between are copied a run at a time.
+        let mut words = text.split(char::is_whitespace);
+        if let Some(first) = words.next() {
+            self.push_word(first, in_link);
+        }
+        for word in words {
+            if !self.pending_space && !self.current.is_empty() {
+                self.current.push(' ');
             }
+            self.pending_space = true;
+            self.push_word(word, in_link);
+        }
+    }
+
+    /// Appends a run of text without whitespace to the block (NUL characters left out).
+    fn push_word(&mut self, word: &str, in_link: bool) {
+        if word.contains('\0') {
+            let mut piece = [0u8; 4];
+            for c in word.chars().filter(|&c| c != '\0') {
+                self.push_word(c.encode_utf8(&mut piece), in_link);
+            }
+            return;
+        }
+        if word.is_empty() {
+            return;
+        }
+        if !in_link {
+            self.current_link_tail = None;
+        } else if self.current_link_tail.is_none() {
+            self.current_link_tail = Some(self.current.len());
+        }
+        self.current.push_str(word);
+        self.pending_space = false;
+        let chars = word.chars().count() as u32;
+        self.current_chars += chars;
+        if in_link {
+            self.current_link_chars += chars;
         }
     }
 
@@ -262,12 +282,14 @@ impl SinkState {
             // tree builder does); otherwise a missing `</head>` would hide the whole body.
             self.close_open("head");
         }
-        let attr = |wanted: &str| {
+        // Borrowed on the path every element takes; owned only for what the page keeps.
+        let attr_ref = |wanted: &str| {
             tag.attrs
                 .iter()
                 .find(|a| &*a.name.local == wanted)
-                .map(|a| a.value.to_string())
+                .map(|a| &*a.value)
         };
+        let attr = |wanted: &str| attr_ref(wanted).map(str::to_string);
         match name {
             "a" | "area" => self.link_tag(tag, "href", LinkKind::Anchor),
             "iframe" | "frame" => self.link_tag(tag, "src", LinkKind::Frame),
@@ -339,8 +361,8 @@ impl SinkState {
         if self.open.len() >= MAX_OPEN_ELEMENTS {
             return TokenSinkResult::Continue;
         }
-        let id = attr("id");
-        let class = attr("class");
+        let id = attr_ref("id");
+        let class = attr_ref("class");
         // A `<header>`/`<footer>` inside an article or section is that part's own header (its
         // title, byline, date), not the page's banner: ARIA gives them the banner and
         // contentinfo roles only outside article, aside, main, nav and section.
@@ -353,20 +375,20 @@ impl SinkState {
         // class="sidebar-visible">` (mdBook) or `<main class="has-sidebar">` say how the page is
         // laid out, not that everything in it is a sidebar.
         let container = matches!(name, "html" | "body" | "main" | "article");
-        let role = attr("role");
+        let role = attr_ref("role");
         let chrome_by_element = (is_chrome_element(name) && !sectioned)
-            || role.as_deref().is_some_and(|v| {
+            || role.is_some_and(|v| {
                 matches!(
                     v,
                     "navigation" | "banner" | "contentinfo" | "menu" | "dialog" | "alertdialog"
                 )
             });
-        let main_landmark = name == "main" || role.as_deref() == Some("main");
+        let main_landmark = name == "main" || role == Some("main");
         let chrome_by_name = !chrome_by_element
             && !container
             && !main_landmark
-            && (id.as_deref().is_some_and(attribute_names_chrome)
-                || class.as_deref().is_some_and(attribute_names_chrome));
+            && (id.is_some_and(attribute_names_chrome)
+                || class.is_some_and(attribute_names_chrome));
         let chrome = chrome_by_element || chrome_by_name;
         if main_landmark {
             self.open_main_landmark();
@@ -376,7 +398,7 @@ impl SinkState {
         // mdBook writes every heading) is a heading, not navigation; other links to a spot of
         // the page (a table of contents, "skip to content") are links.
         let link = name == "a"
-            && attr("href").is_some_and(|href| {
+            && attr_ref("href").is_some_and(|href| {
                 !href.trim_start().starts_with('#')
                     || !self
                         .open
@@ -397,12 +419,14 @@ impl SinkState {
             self.current_pager = true;
         }
         let parent_shape = self.open.last().map_or(0, |e| e.shape);
-        let path = element_path(self.current_path(), name, id.as_deref(), class.as_deref());
+        let parent_path = self.current_path();
+        let path = element_path(&mut self.path_key, parent_path, name, id, class);
+        let shape = element_path(&mut self.path_key, parent_shape, name, None, None);
         let serial = self.new_element();
         self.open.push(OpenElement {
             name: tag.name.clone(),
             path,
-            shape: element_path(parent_shape, name, None, None),
+            shape,
             chrome,
             chrome_by_name,
             skipped,
@@ -497,8 +521,14 @@ impl SinkState {
 /// The path of an element inside a parent at `parent`: name, id and class words, digits
 /// dropped. Inline elements (`a`, `span`, `b`…) never open blocks, so they do not reach a
 /// block's path unless a block starts inside one; their attributes still count then.
-fn element_path(parent: u64, name: &str, id: Option<&str>, class: Option<&str>) -> u64 {
-    let mut key = String::with_capacity(64);
+fn element_path(
+    key: &mut String,
+    parent: u64,
+    name: &str,
+    id: Option<&str>,
+    class: Option<&str>,
+) -> u64 {
+    key.clear();
     key.push_str(name);
     let id = id.filter(|id| is_structural_id(name, id));
     for value in [id, class].into_iter().flatten() {
