@@ -11,17 +11,22 @@ use crate::extract::{ExtractedPage, TextBlock};
 /// (const: unstable) · Source§" (mostly links) while it drops a bare "Source§" beside it
 /// (`tests/link_classes.rs`). Paths and shapes share one table, so a shape's key is moved.
 fn model_keys(block: &TextBlock) -> [u64; 2] {
-    let links = if block.link_chars >= block.chars {
+    let links = link_class(block);
+    [
+        block.path ^ links,
+        block.shape ^ links ^ 0x5bd1_e995_5bd1_e995,
+    ]
+}
+
+/// Which of prose (0), mostly links or links alone a block is, as the bits its keys carry.
+fn link_class(block: &TextBlock) -> u64 {
+    if block.link_chars >= block.chars {
         0x6a09_e667_f3bc_c909
     } else if block.link_density() > 0.5 {
         0x9e37_79b9_7f4a_7c15
     } else {
         0
-    };
-    [
-        block.path ^ links,
-        block.shape ^ links ^ 0x5bd1_e995_5bd1_e995,
-    ]
+    }
 }
 
 /// A block's text key: its text at its path. The place counts too: a story's paragraph is
@@ -42,8 +47,6 @@ struct PathVotes {
     /// Pages the votes came from, and the last of them (its number in the model's count).
     pages: u32,
     last_page: u32,
-    /// The key is of prose (not of a block mostly of links): see [`PATH_MIN_PAGES`].
-    prose: bool,
 }
 
 impl PathVotes {
@@ -149,7 +152,6 @@ impl HostContentModel {
                     votes.last_page = page_number;
                     votes.pages += 1;
                 }
-                votes.prose = block.link_density() <= 0.5;
                 if content {
                     votes.content_chars += u64::from(block.chars);
                 } else {
@@ -211,12 +213,13 @@ impl HostContentModel {
         }
     }
 
-    /// What the votes on one path say when its verdict is settled for the run: a prose path
-    /// judged on fewer than [`PATH_MIN_PAGES`] pages is not known yet.
-    fn settling_votes(&self, key: u64) -> PathKnown {
-        match self.paths.get(&key) {
-            Some(votes) if votes.prose && votes.pages < PATH_MIN_PAGES => PathKnown::Unknown,
-            _ => self.path_votes(key),
+    /// What the votes on a block's path say when its verdict is settled for the run: a prose
+    /// path judged on fewer than [`PATH_MIN_PAGES`] pages is not known yet.
+    fn settling_votes(&self, block: &TextBlock, path: u64) -> PathKnown {
+        let prose = link_class(block) == 0;
+        match self.paths.get(&path) {
+            Some(votes) if prose && votes.pages < PATH_MIN_PAGES => PathKnown::Unknown,
+            _ => self.path_votes(path),
         }
     }
 
@@ -333,7 +336,7 @@ impl HostContentModel {
                 let settled = match self.settled.get(&path) {
                     Some(&settled) => settled,
                     None => {
-                        let settled = match self.settling_votes(path) {
+                        let settled = match self.settling_votes(block, path) {
                             PathKnown::Clear(verdict) => SettledPath::Clear(verdict),
                             PathKnown::Unknown if departs => SettledPath::Clear(fallback(block)),
                             known => {
