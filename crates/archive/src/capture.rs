@@ -48,6 +48,8 @@ pub struct WarcWriterConfig {
     pub prefix: String,
     /// Gzip (default) or plain.
     pub compression: WarcCompression,
+    /// The deflate level of each gzip member (1 fastest .. 9 smallest).
+    pub gzip_level: u32,
     /// A new file is started before the next write once the current one reaches this size.
     pub max_file_size: u64,
     /// `software` field of each `warcinfo`.
@@ -63,12 +65,17 @@ impl WarcWriterConfig {
     /// Default rotation size: 1 GB, the usual WARC file size.
     pub const DEFAULT_MAX_FILE_SIZE: u64 = 1_000_000_000;
 
+    /// Default deflate level, chosen by `benches/gzip/run` (bytes against CPU on real pages;
+    /// the figures are in benches/gzip/results.md).
+    pub const DEFAULT_GZIP_LEVEL: u32 = 6;
+
     /// Gzip files of at most about 1 GB in `dir`, named with `prefix`.
     pub fn new(dir: impl Into<PathBuf>, prefix: impl Into<String>) -> Self {
         WarcWriterConfig {
             dir: dir.into(),
             prefix: prefix.into(),
             compression: WarcCompression::Gzip,
+            gzip_level: Self::DEFAULT_GZIP_LEVEL,
             max_file_size: Self::DEFAULT_MAX_FILE_SIZE,
             software: concat!("dedupcrawl/", env!("CARGO_PKG_VERSION")).to_string(),
             warcinfo_fields: Vec::new(),
@@ -134,6 +141,10 @@ pub struct Capture<'a> {
     pub truncated: bool,
     /// The client undid the `Content-Encoding` (gzip, br, ...).
     pub content_decoded: bool,
+    /// `body`'s SHA-1 as `sha1:BASE32`, when the caller has it already (the crawler computes
+    /// it once per payload for its index and state): written as `WARC-Payload-Digest` as
+    /// given. `None`: the writer computes it.
+    pub payload_digest: Option<&'a str>,
 }
 
 impl<'a> Capture<'a> {
@@ -153,6 +164,7 @@ impl<'a> Capture<'a> {
             body,
             truncated: false,
             content_decoded: false,
+            payload_digest: None,
         }
     }
 }

@@ -208,7 +208,7 @@ impl WarcWriter {
                 content_type: CONTENT_TYPE_HTTP_RESPONSE,
                 head: &head,
                 payload: capture.body,
-                payload_digest: Some(None),
+                payload_digest: Some(capture.payload_digest.map(str::to_string)),
             },
             mime,
             Some(capture.response.status),
@@ -227,7 +227,9 @@ impl WarcWriter {
         original: &OriginalCapture,
     ) -> Result<CaptureLocations, ArchiveError> {
         check_uri(capture.target_uri)?;
-        let digest = sha1_digest(capture.body);
+        let digest = capture
+            .payload_digest
+            .map_or_else(|| sha1_digest(capture.body), str::to_string);
         if let Some(original_digest) = &original.payload_digest
             && !same_sha1(&digest, original_digest)
         {
@@ -567,7 +569,6 @@ impl WarcWriter {
         block_digester.update(spec.head);
         block_digester.update(spec.payload);
         let block_digest = block_digester.finish();
-        let computed_payload_digest = sha1_digest(spec.payload);
 
         let mut header = String::with_capacity(512);
         let mut field = |name: &str, value: &str| {
@@ -592,14 +593,21 @@ impl WarcWriter {
         field("WARC-Block-Digest", &block_digest);
         let payload_digest = match spec.payload_digest {
             Some(Some(given)) => {
+                // A revisit's digest is its original's payload (it has none of its own).
+                debug_assert!(
+                    spec.record_type != RecordType::Response
+                        || same_sha1(&given, &sha1_digest(spec.payload)),
+                    "the payload digest given is not the payload's"
+                );
                 field("WARC-Payload-Digest", &given);
                 given
             }
             Some(None) => {
-                field("WARC-Payload-Digest", &computed_payload_digest);
-                computed_payload_digest
+                let computed = sha1_digest(spec.payload);
+                field("WARC-Payload-Digest", &computed);
+                computed
             }
-            None => computed_payload_digest,
+            None => sha1_digest(spec.payload),
         };
         let block_len = spec.head.len() + spec.payload.len();
         field("Content-Length", &block_len.to_string());
@@ -649,14 +657,14 @@ impl WarcWriter {
     /// current file; on a failed write the partial record is cut off again.
     fn append_stored(&mut self, parts: &[&[u8]]) -> Result<(String, u64, u64), ArchiveError> {
         let compression = self.config.compression;
+        let level = Compression::new(self.config.gzip_level.clamp(1, 9));
         let Some(open) = self.current.as_mut() else {
             return Err(ArchiveError::InvalidInput("no WARC file open".to_string()));
         };
         let total: usize = parts.iter().map(|p| p.len()).sum();
         let stored = match compression {
             WarcCompression::Gzip => {
-                let mut encoder =
-                    GzEncoder::new(Vec::with_capacity(total / 2 + 1024), Compression::default());
+                let mut encoder = GzEncoder::new(Vec::with_capacity(total / 2 + 1024), level);
                 for part in parts {
                     encoder
                         .write_all(part)

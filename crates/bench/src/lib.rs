@@ -16,7 +16,7 @@ pub use pair_counts::PairCounts;
 
 use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// The root of the documentation corpus.
 pub fn corpus_root() -> anyhow::Result<PathBuf> {
@@ -60,27 +60,7 @@ pub fn load_page(path: &Path) -> anyhow::Result<Page> {
     })
 }
 
-/// CPU time consumed by the calling thread.
-pub fn thread_cpu_time() -> Duration {
-    cpu_clock(libc::CLOCK_THREAD_CPUTIME_ID)
-}
-
-/// CPU time consumed by the whole process (all its threads).
-pub fn process_cpu_time() -> Duration {
-    cpu_clock(libc::CLOCK_PROCESS_CPUTIME_ID)
-}
-
-fn cpu_clock(clock: libc::clockid_t) -> Duration {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a valid, writable timespec; the clock id is a constant of the platform.
-    unsafe {
-        libc::clock_gettime(clock, &mut ts);
-    }
-    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
-}
+pub use dedupcrawl_stagecpu::{process_cpu_time, thread_cpu_time};
 
 /// Wall and thread-CPU seconds of one measured section.
 #[derive(Debug, Clone, Copy, Default)]

@@ -168,7 +168,11 @@ pub fn run(args: DedupArgs) -> anyhow::Result<()> {
             };
             let verdict = match &page.html {
                 Some(html) => stage.check_html(&page.url, &page.host, &page.body, html),
-                None => stage.check_payload(&page.url, &page.host, &page.body),
+                None => stage.check_payload(
+                    &page.url,
+                    &page.host,
+                    dedupcrawl_sketch::PayloadDigest::of(&page.body),
+                ),
             }
             .with_context(|| format!("index update failed at {}", page.url))?;
             if !verdict.decision.is_new() {

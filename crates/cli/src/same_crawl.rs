@@ -29,6 +29,7 @@ const TUNING_KEYS: &[&str] = &[
     "store.lease_seconds",
     "store.reconnect_seconds",
     "archive.max_file_size",
+    "archive.gzip_level",
     "recrawl",
 ];
 

@@ -304,6 +304,8 @@ pub struct ArchiveSettings {
     pub prefix: String,
     /// A new WARC file is started once the current one reaches this many bytes.
     pub max_file_size: u64,
+    /// Deflate level of each record's gzip member, 1 (fastest) ..= 9 (smallest).
+    pub gzip_level: u32,
     /// Non-HTML responses (PDF, images, CSV ...): `archive` (exact dedup only) or `skip`.
     pub non_html: NonHtmlPolicy,
     /// Near duplicates and contained pages: `log` (crawl log only), `metadata` (plus a WARC
@@ -321,6 +323,7 @@ impl Default for ArchiveSettings {
         ArchiveSettings {
             prefix: "dedupcrawl".to_string(),
             max_file_size: 1_000_000_000,
+            gzip_level: dedupcrawl_archive::WarcWriterConfig::DEFAULT_GZIP_LEVEL,
             non_html: NonHtmlPolicy::Archive,
             near_duplicates: NearDuplicatePolicy::Log,
             redirects: true,

@@ -175,7 +175,7 @@ pub use observe_hooks::{LogReplay, observe_line};
 pub use output_lock::OutputLock;
 pub use output_paths::{OutputPaths, warc_files};
 pub use recrawl_settings::RecrawlSettings;
-pub use report::{CrawlReport, HostReport, ResumeScan};
+pub use report::{CrawlReport, HostReport, ResumeScan, RunCpu};
 pub use schedule_book::ScheduleBook;
 pub use site_schedule::SiteSchedule;
 pub use state_repair::{StateRepair, repair_state};

@@ -14,6 +14,7 @@ use dedupcrawl_frontier::{
 use dedupcrawl_index::{DedupDecision, ExactBasis, Mechanism, Reason};
 use dedupcrawl_pipeline::Fingerprinted;
 use dedupcrawl_sketch::PayloadDigest;
+use dedupcrawl_stagecpu::Stage;
 use dedupcrawl_textprep::{PreparedPage, RobotsMeta};
 
 use crate::config::{NearDuplicatePolicy, NonHtmlPolicy};
@@ -54,6 +55,10 @@ pub(crate) struct Fetched<'a> {
     /// How the URL came to the frontier (a script file is read for links, not parsed).
     pub(crate) kind: EntryKind,
     pub(crate) response: FetchedResponse,
+    /// The response body's SHA-1, computed once: the index, the WARC header, the CDXJ line and
+    /// the state all take it from here.
+    pub(crate) payload_digest: PayloadDigest,
+    /// [`payload_digest`](Self::payload_digest) as `sha1:BASE32`.
     digest: String,
     /// Recrawl: what an earlier round knows of the URL.
     pub(crate) previous: Option<RevisitState>,
@@ -78,7 +83,8 @@ impl<'a> Fetched<'a> {
         previous: Option<RevisitState>,
         archived: Option<ArchivedRecord>,
     ) -> Fetched<'a> {
-        let digest = PayloadDigest::of(&response.body).to_string();
+        let payload_digest = PayloadDigest::of(&response.body);
+        let digest = payload_digest.to_string();
         Fetched {
             engine,
             url: lease.url().clone(),
@@ -87,6 +93,7 @@ impl<'a> Fetched<'a> {
             via: lease.entry.via.clone(),
             kind: lease.entry.kind,
             response,
+            payload_digest,
             digest,
             previous,
             archived: RefCell::new(archived),
@@ -190,7 +197,13 @@ impl Fetched<'_> {
             } => (Some(targets), *duplicate_hops),
         };
         let script_links = engine.config.crawl.script_links;
+        // A page names most of its targets several times (menu, text, breadcrumbs): each
+        // distinct href of a kind is resolved and offered once.
+        let mut distinct = rustc_hash::FxHashSet::default();
         for link in followable.take(max_links) {
+            if !distinct.insert((link.href.as_str(), link.kind)) {
+                continue;
+            }
             let Some(kind) = crate::script_links::entry_kind(link.kind, script_links) else {
                 continue;
             };
@@ -262,6 +275,7 @@ pub(crate) fn handle_response(
     previous: Option<RevisitState>,
     archived: Option<ArchivedRecord>,
 ) -> Handled {
+    engine.stage.stage_cpu().page_done();
     let fetched = Fetched::new(engine, lease, response, previous, archived);
     match fetched.response.status_class() {
         StatusClass::Success => {
@@ -419,11 +433,14 @@ fn handle_success(fetched: &Fetched<'_>) -> Handled {
         let verdict =
             engine
                 .stage
-                .check_payload(fetched.url.as_str(), &host, &fetched.response.body)?;
+                .check_payload(fetched.url.as_str(), &host, fetched.payload_digest)?;
         return record_decision(fetched, verdict.decision, None);
     }
 
-    let mut text = decode_text(&fetched.response).text;
+    let mut text = engine
+        .stage
+        .stage_cpu()
+        .time(Stage::Parse, || decode_text(&fetched.response).text);
     let render_note = crate::render_page::render_if_needed(fetched, &text)?.map(|rendered| {
         if let Some(html) = rendered.html {
             text = html.clone();
@@ -438,13 +455,19 @@ fn handle_success(fetched: &Fetched<'_>) -> Handled {
         ..
     } = {
         // A rendered page's payload is its DOM: app shells are the same bytes for every page.
-        let rendered = fetched.rendered.borrow();
-        let payload = rendered
+        let payload_digest = fetched
+            .rendered
+            .borrow()
             .as_deref()
-            .map_or(&fetched.response.body[..], str::as_bytes);
-        engine
-            .stage
-            .fingerprint_html(fetched.url.as_str(), &host, payload, &text)?
+            .map_or(fetched.payload_digest, |dom| {
+                PayloadDigest::of(dom.as_bytes())
+            });
+        engine.stage.fingerprint_html_with_digest(
+            fetched.url.as_str(),
+            &host,
+            payload_digest,
+            &text,
+        )?
     };
     if let Some(outcome) = crate::soft_404::handle_soft_404(fetched, &page)? {
         return Ok((outcome, None));
@@ -477,7 +500,7 @@ fn handle_success(fetched: &Fetched<'_>) -> Handled {
         .site_for(&fetched.url)
         .map(|site| site.threshold)
         .filter(|&threshold| threshold > index_threshold);
-    let decision = engine.stage.index().check_and_insert(&fingerprint)?;
+    let decision = engine.stage.decide(&fingerprint)?;
     let links = PageLinks {
         page: &page,
         robots,
@@ -596,7 +619,9 @@ fn record_decision(
             if let LinkChoice::NewTargets { targets, .. } = &choice {
                 line.links_followed = Some(targets.len() as u32);
             }
-            let (lines, capped) = fetched.enqueue_links(links.page, &choice)?;
+            let (lines, capped) = engine.stage.stage_cpu().time(Stage::Frontier, || {
+                fetched.enqueue_links(links.page, &choice)
+            })?;
             link_lines = lines;
             if let Some(capped) = capped {
                 Fetched::add_note(&mut line, &capped);

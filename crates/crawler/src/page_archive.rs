@@ -8,6 +8,8 @@ use dedupcrawl_archive::{
     OriginalCapture, RecordLocation,
 };
 
+use dedupcrawl_stagecpu::Stage;
+
 use crate::crawl_state::ArchivedRecord;
 use crate::error::CrawlError;
 use crate::mutex::lock;
@@ -42,6 +44,7 @@ impl Fetched<'_> {
             body: &self.response.body,
             truncated: self.response.body_truncated,
             content_decoded: self.response.content_was_decoded,
+            payload_digest: Some(self.digest()),
         }
     }
 
@@ -88,70 +91,79 @@ impl Fetched<'_> {
         Ok(())
     }
 
+    /// Runs `work` (records written) as the page's [`Stage::Archive`] CPU.
+    fn timed_archive<T>(&self, work: impl FnOnce() -> T) -> T {
+        self.engine.stage.stage_cpu().time(Stage::Archive, work)
+    }
+
     /// Writes `response` + `request` unless an earlier run already did (resume).
     pub(crate) fn archive_capture(&self) -> Result<(), CrawlError> {
-        if self.already_archived().is_some() {
-            return Ok(());
-        }
-        let (request, response) = self.heads();
-        let capture = self.capture(&request, &response);
-        // Remembered while the archive lock is held: a checkpoint (which reads the WARC
-        // position under the same lock) never covers a record the state does not know.
-        let mut sink = lock(&self.engine.archive);
-        let written: CaptureLocations = sink.warc.write_capture(&capture)?;
-        sink.cdxj.append_location(&written.response)?;
-        sink.cdxj.append_location(&written.request)?;
-        if let Some(dom) = self.rendered.borrow().as_deref() {
-            sink.warc
-                .write_conversion(&dedupcrawl_archive::MetadataRecord {
-                    target_uri: capture.target_uri,
-                    date: capture.fetch_time,
-                    content_type: "text/html; charset=utf-8",
-                    body: dom.as_bytes(),
-                    concurrent_to: None,
-                    refers_to: Some(&written.response.record_id),
-                })?;
-        }
-        self.remember(&written.response)
+        self.timed_archive(|| {
+            if self.already_archived().is_some() {
+                return Ok(());
+            }
+            let (request, response) = self.heads();
+            let capture = self.capture(&request, &response);
+            // Remembered while the archive lock is held: a checkpoint (which reads the WARC
+            // position under the same lock) never covers a record the state does not know.
+            let mut sink = lock(&self.engine.archive);
+            let written: CaptureLocations = sink.warc.write_capture(&capture)?;
+            sink.cdxj.append_location(&written.response)?;
+            sink.cdxj.append_location(&written.request)?;
+            if let Some(dom) = self.rendered.borrow().as_deref() {
+                sink.warc
+                    .write_conversion(&dedupcrawl_archive::MetadataRecord {
+                        target_uri: capture.target_uri,
+                        date: capture.fetch_time,
+                        content_type: "text/html; charset=utf-8",
+                        body: dom.as_bytes(),
+                        concurrent_to: None,
+                        refers_to: Some(&written.response.record_id),
+                    })?;
+            }
+            self.remember(&written.response)
+        })
     }
 
     /// Writes an identical-payload `revisit` pointing at `original`'s capture, if it was
     /// archived. Returns whether one was written.
     pub(crate) fn archive_revisit(&self, original_url: &str) -> Result<bool, CrawlError> {
-        if self.already_archived().is_some() {
-            return Ok(true);
-        }
-        let Some(original) = self.archived_record(original_url)? else {
-            return Ok(false);
-        };
-        if original.record_type != "response" {
-            return Ok(false);
-        }
-        let Some(warc_date) = original.date else {
-            return Ok(false);
-        };
-        let (request, response) = self.heads();
-        let capture = self.capture(&request, &response);
-        let original = OriginalCapture {
-            target_uri: original_url.to_string(),
-            warc_date,
-            record_id: original.record_id,
-            payload_digest: original.payload_digest,
-        };
-        let mut sink = lock(&self.engine.archive);
-        match sink
-            .warc
-            .write_identical_payload_revisit(&capture, &original)
-        {
-            Ok(written) => {
-                sink.cdxj.append_location(&written.response)?;
-                // Under the archive lock, as in `archive_capture`.
-                self.remember(&written.response)?;
-                Ok(true)
+        self.timed_archive(|| {
+            if self.already_archived().is_some() {
+                return Ok(true);
             }
-            Err(dedupcrawl_archive::ArchiveError::RevisitDigestMismatch { .. }) => Ok(false),
-            Err(error) => Err(error.into()),
-        }
+            let Some(original) = self.archived_record(original_url)? else {
+                return Ok(false);
+            };
+            if original.record_type != "response" {
+                return Ok(false);
+            }
+            let Some(warc_date) = original.date else {
+                return Ok(false);
+            };
+            let (request, response) = self.heads();
+            let capture = self.capture(&request, &response);
+            let original = OriginalCapture {
+                target_uri: original_url.to_string(),
+                warc_date,
+                record_id: original.record_id,
+                payload_digest: original.payload_digest,
+            };
+            let mut sink = lock(&self.engine.archive);
+            match sink
+                .warc
+                .write_identical_payload_revisit(&capture, &original)
+            {
+                Ok(written) => {
+                    sink.cdxj.append_location(&written.response)?;
+                    // Under the archive lock, as in `archive_capture`.
+                    self.remember(&written.response)?;
+                    Ok(true)
+                }
+                Err(dedupcrawl_archive::ArchiveError::RevisitDigestMismatch { .. }) => Ok(false),
+                Err(error) => Err(error.into()),
+            }
+        })
     }
 
     /// Near duplicates under `archive.near_duplicates = metadata`.
@@ -162,26 +174,28 @@ impl Fetched<'_> {
         method: &str,
         text: Option<String>,
     ) -> Result<(), CrawlError> {
-        if self.already_archived().is_some() {
-            return Ok(());
-        }
-        let original = self.archived_record(original_url)?;
-        let provenance = NearDuplicateProvenance {
-            original_uri: original_url.to_string(),
-            original_date: original.as_ref().and_then(|o| o.date),
-            original_record_id: original.and_then(|o| o.record_id),
-            similarity,
-            method: method.to_string(),
-            text,
-        };
-        let mut sink = lock(&self.engine.archive);
-        let written = sink.warc.write_near_duplicate_metadata(
-            self.url.as_str(),
-            self.response.started_at,
-            None,
-            &provenance,
-        )?;
-        // Under the archive lock, as in `archive_capture`.
-        self.remember(&written)
+        self.timed_archive(|| {
+            if self.already_archived().is_some() {
+                return Ok(());
+            }
+            let original = self.archived_record(original_url)?;
+            let provenance = NearDuplicateProvenance {
+                original_uri: original_url.to_string(),
+                original_date: original.as_ref().and_then(|o| o.date),
+                original_record_id: original.and_then(|o| o.record_id),
+                similarity,
+                method: method.to_string(),
+                text,
+            };
+            let mut sink = lock(&self.engine.archive);
+            let written = sink.warc.write_near_duplicate_metadata(
+                self.url.as_str(),
+                self.response.started_at,
+                None,
+                &provenance,
+            )?;
+            // Under the archive lock, as in `archive_capture`.
+            self.remember(&written)
+        })
     }
 }

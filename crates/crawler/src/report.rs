@@ -81,9 +81,24 @@ pub struct CrawlReport {
     /// for SIGTERM); absent when the run was not interrupted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interrupted_by: Option<crate::StopSignal>,
+    /// This run's CPU: the process's, and the pages' by stage (not rebuilt on resume: it
+    /// covers this run only; absent in a report rebuilt from the log).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu: Option<RunCpu>,
     /// What this run read of the WARC files written before it (not written to report.json).
     #[serde(skip)]
     pub resume_scan: ResumeScan,
+}
+
+/// CPU seconds of one run of the crawl.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RunCpu {
+    /// The process's CPU (every thread: fetching, the storage's threads, the stages) when the
+    /// report was written.
+    pub process_seconds: f64,
+    /// The pages' CPU by stage ([`dedupcrawl_stagecpu::Stage`]); what no stage covers is
+    /// `process_seconds` minus their sum.
+    pub stages: dedupcrawl_stagecpu::StageTotals,
 }
 
 /// How much of the earlier WARC files and of the crawl log a resumed crawl read to reconcile

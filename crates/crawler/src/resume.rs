@@ -150,7 +150,11 @@ fn reindex_response(
             .decision
     } else {
         stage
-            .check_payload(target, url.host(), response.payload)?
+            .check_payload(
+                target,
+                url.host(),
+                dedupcrawl_sketch::PayloadDigest::of(response.payload),
+            )?
             .decision
     };
     tracing::debug!(

@@ -63,7 +63,7 @@ pub(crate) fn handle_script_file(fetched: &Fetched<'_>) -> Handled {
     let verdict =
         engine
             .stage
-            .check_payload(fetched.url.as_str(), &host, &fetched.response.body)?;
+            .check_payload(fetched.url.as_str(), &host, fetched.payload_digest)?;
     let note = match verdict.decision {
         DedupDecision::New { .. } => offered_note(offer_script_links(fetched)?),
         _ => "script read before under the duplicate's URL".to_string(),

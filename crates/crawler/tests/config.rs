@@ -136,6 +136,14 @@ fn bad_values_are_errors_naming_the_key() {
         "url_rules.verify_every",
     );
     check(&format!("{seeds}[url_rules]\nsupport = 3\n"), "support");
+    check(
+        &format!("{seeds}[archive]\ngzip_level = 0\n"),
+        "archive.gzip_level",
+    );
+    check(
+        &format!("{seeds}[archive]\ngzip_level = 10\n"),
+        "archive.gzip_level",
+    );
 }
 
 #[test]

@@ -26,5 +26,6 @@ mod restarted_host;
 mod resume;
 mod script_links;
 mod soft_404;
+mod stage_cpu;
 mod unreachable;
 mod unresolved_name;

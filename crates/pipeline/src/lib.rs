@@ -38,6 +38,7 @@ use dedupcrawl_index::{
     BlockSpan, ContentUnit, DedupDecision, DedupIndex, DocumentFingerprint, IndexConfig, IndexError,
 };
 use dedupcrawl_sketch::{MinHasher, ModSample, PayloadDigest, TokenDigest, shingle_sequence};
+use dedupcrawl_stagecpu::{Stage, StageCpu};
 use dedupcrawl_textprep::{
     ComparedText, MainContent, PreparedPage, TextPrep, TextPrepConfig, View,
 };
@@ -233,6 +234,8 @@ pub struct DedupStage {
     hasher: MinHasher,
     index: Arc<dyn DedupIndex>,
     settings: DedupSettings,
+    /// CPU by stage of the pages through this stage ([`DedupStage::stage_cpu`]).
+    cpu: Arc<StageCpu>,
 }
 
 /// What the host's other pages say of a page's blocks ([`DedupStage::host_evidence`]).
@@ -322,6 +325,7 @@ impl DedupStage {
             hasher: MinHasher::new(settings.num_hashes),
             index,
             settings,
+            cpu: Arc::new(StageCpu::default()),
         }
     }
 
@@ -331,6 +335,19 @@ impl DedupStage {
 
     pub fn textprep(&self) -> &TextPrep {
         &self.textprep
+    }
+
+    /// The CPU this stage's pages spent so far, by stage (parse, main content, sketch, index;
+    /// the crawler adds its own stages to the same figures).
+    pub fn stage_cpu(&self) -> &Arc<StageCpu> {
+        &self.cpu
+    }
+
+    /// The index's decision on `fingerprint` (and the record it writes), timed as
+    /// [`Stage::Index`].
+    pub fn decide(&self, fingerprint: &DocumentFingerprint) -> Result<DedupDecision, IndexError> {
+        self.cpu
+            .time(Stage::Index, || self.index.check_and_insert(fingerprint))
     }
 
     /// Pages and bytes the page-level extractor has seen so far (the rest took host models).
@@ -355,11 +372,11 @@ impl DedupStage {
     /// The first half of [`prepare`](Self::prepare): the page's blocks, no host evidence
     /// (safe to run on many pages in parallel in any order).
     pub fn prepare_blocks(&self, html: &str) -> PreparedPage {
-        match self.settings.view {
+        self.cpu.time(Stage::Parse, || match self.settings.view {
             // `decide_main_content` decides the language from the main content.
             View::MainContent => self.textprep.prepare_for_main_content(html),
             View::FullPage => self.textprep.prepare(html),
-        }
+        })
     }
 
     /// The second half of [`prepare`](Self::prepare): the main content as one of `host`'s
@@ -369,14 +386,16 @@ impl DedupStage {
         if self.settings.view == View::MainContent {
             let url = name.contains("://").then_some(name);
             let rules = self.textprep.config().boilerplate;
-            let content = self.main_content.decide_with_fallback(
-                host,
-                html,
-                url,
-                &page.extracted,
-                &|block| rules.is_content_candidate(block),
-            );
-            self.textprep.set_main_content(page, content);
+            self.cpu.time(Stage::MainContent, || {
+                let content = self.main_content.decide_with_fallback(
+                    host,
+                    html,
+                    url,
+                    &page.extracted,
+                    &|block| rules.is_content_candidate(block),
+                );
+                self.textprep.set_main_content(page, content);
+            });
         }
     }
 
@@ -391,6 +410,19 @@ impl DedupStage {
         self.fingerprint_prepared(name, host, payload, self.prepare(name, host, html))
     }
 
+    /// [`fingerprint_html`](Self::fingerprint_html) of a page whose payload digest the caller
+    /// has computed already (the crawler computes it once per response).
+    pub fn fingerprint_html_with_digest(
+        &self,
+        name: &str,
+        host: &str,
+        payload_digest: PayloadDigest,
+        html: &str,
+    ) -> Result<Fingerprinted, IndexError> {
+        let page = self.prepare(name, host, html);
+        self.fingerprint_digested(name, host, payload_digest, page)
+    }
+
     /// [`fingerprint_html`](Self::fingerprint_html) of a page already extracted (extraction
     /// can run in parallel; the fingerprint depends on the host's template learnt so far).
     pub fn fingerprint_prepared(
@@ -400,11 +432,24 @@ impl DedupStage {
         payload: &[u8],
         page: PreparedPage,
     ) -> Result<Fingerprinted, IndexError> {
-        let view = match self.settings.view {
-            View::FullPage => self.full_page_view(&page),
-            View::MainContent => self.main_content_view(name, host, &page)?,
-        };
-        Ok(self.fingerprint_of(name, host, payload, page, view))
+        let payload_digest = self.cpu.time(Stage::Sketch, || PayloadDigest::of(payload));
+        self.fingerprint_digested(name, host, payload_digest, page)
+    }
+
+    fn fingerprint_digested(
+        &self,
+        name: &str,
+        host: &str,
+        payload_digest: PayloadDigest,
+        page: PreparedPage,
+    ) -> Result<Fingerprinted, IndexError> {
+        self.cpu.time(Stage::Sketch, || {
+            let view = match self.settings.view {
+                View::FullPage => self.full_page_view(&page),
+                View::MainContent => self.main_content_view(name, host, &page)?,
+            };
+            Ok(self.fingerprint_of(name, host, payload_digest, page, view))
+        })
     }
 
     /// Every block of the page, compared.
@@ -579,12 +624,12 @@ impl DedupStage {
         &self,
         name: &str,
         host: &str,
-        payload: &[u8],
+        payload_digest: PayloadDigest,
         page: PreparedPage,
         view: ComparedView,
     ) -> Fingerprinted {
         let w = self.settings.shingle_size;
-        let mut fingerprint = DocumentFingerprint::new(name, host, PayloadDigest::of(payload));
+        let mut fingerprint = DocumentFingerprint::new(name, host, payload_digest);
         fingerprint.block_fingerprints = view.block_keys;
         fingerprint.own_content = view.own_content;
         fingerprint.template_known = view.template_known;
@@ -660,7 +705,7 @@ impl DedupStage {
             tokens,
             ..
         } = self.fingerprint_prepared(name, host, payload, page)?;
-        let decision = self.index.check_and_insert(&fingerprint)?;
+        let decision = self.decide(&fingerprint)?;
         Ok(PageVerdict {
             decision,
             page: Some(page),
@@ -671,15 +716,16 @@ impl DedupStage {
         })
     }
 
-    /// Checks a non-HTML payload: exact duplicates only.
+    /// Checks a non-HTML payload by its digest ([`PayloadDigest::of`] its bytes): exact
+    /// duplicates only.
     pub fn check_payload(
         &self,
         name: &str,
         host: &str,
-        payload: &[u8],
+        payload_digest: PayloadDigest,
     ) -> Result<PageVerdict, IndexError> {
-        let fingerprint = DocumentFingerprint::new(name, host, PayloadDigest::of(payload));
-        let decision = self.index.check_and_insert(&fingerprint)?;
+        let fingerprint = DocumentFingerprint::new(name, host, payload_digest);
+        let decision = self.decide(&fingerprint)?;
         Ok(PageVerdict {
             decision,
             page: None,

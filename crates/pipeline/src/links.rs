@@ -11,6 +11,8 @@ impl DedupStage {
     pub fn content_link_targets(&self, name: &str, host: &str, page: &PreparedPage) -> Vec<u32> {
         let base = link_base(name, host);
         let blocks = &page.extracted.blocks;
+        // Each distinct href is resolved once (a page repeats most of its targets).
+        let mut distinct = rustc_hash::FxHashSet::default();
         let mut keys: Vec<u32> = page
             .extracted
             .links
@@ -21,6 +23,7 @@ impl DedupStage {
                     .get(link.block as usize)
                     .is_some_and(|block| !block.in_chrome)
             })
+            .filter(|link| distinct.insert(link.href.as_str()))
             .filter_map(|link| Self::link_target_key(&base, &link.href))
             .collect();
         keys.sort_unstable();

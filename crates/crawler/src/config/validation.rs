@@ -170,6 +170,13 @@ impl CrawlConfig {
                 self.archive.prefix
             )));
         }
+        if !(1..=9).contains(&self.archive.gzip_level) {
+            return Err(CrawlError::ConfigValue(format!(
+                "archive.gzip_level = {} must be 1 (fastest) ..= 9 (smallest); default {}",
+                self.archive.gzip_level,
+                dedupcrawl_archive::WarcWriterConfig::DEFAULT_GZIP_LEVEL
+            )));
+        }
         if self.canonicalization.max_url_length < 16 {
             return Err(CrawlError::ConfigValue(format!(
                 "canonicalization.max_url_length = {} must be at least 16",

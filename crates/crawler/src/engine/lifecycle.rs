@@ -107,6 +107,10 @@ impl Engine {
             fetches_saved: report.total.url_duplicates,
             ..book.report()
         });
+        report.cpu = Some(crate::report::RunCpu {
+            process_seconds: dedupcrawl_stagecpu::process_cpu_time().as_secs_f64(),
+            stages: self.stage.stage_cpu().totals(),
+        });
         report.warc_files = warc_files(&paths.warc_dir)?
             .iter()
             .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))

@@ -167,7 +167,14 @@ impl Engine {
     }
 
     /// Writes a crawl-log line (once per URL across runs) and counts it.
-    pub(crate) fn log_line(&self, mut line: LogLine) -> Result<(), CrawlError> {
+    pub(crate) fn log_line(&self, line: LogLine) -> Result<(), CrawlError> {
+        let cpu = Arc::clone(self.stage.stage_cpu());
+        cpu.time(dedupcrawl_stagecpu::Stage::Log, || {
+            self.append_log_line(line)
+        })
+    }
+
+    fn append_log_line(&self, mut line: LogLine) -> Result<(), CrawlError> {
         line.round = self.round.number;
         let logged_key = crate::revisit::log_key(self.round.number, &line.url);
         if self.crawl_state.is_logged(&logged_key)? {

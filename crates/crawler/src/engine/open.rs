@@ -108,6 +108,7 @@ impl Engine {
 
         let mut warc_config = WarcWriterConfig::new(&paths.warc_dir, warc_prefix);
         warc_config.max_file_size = config.archive.max_file_size;
+        warc_config.gzip_level = config.archive.gzip_level;
         warc_config.warcinfo_fields = vec![
             (
                 "http-header-user-agent".into(),

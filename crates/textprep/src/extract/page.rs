@@ -117,7 +117,7 @@ pub fn block_fingerprint(text: &str) -> u64 {
 }
 
 /// Where a link was found.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum LinkKind {
     /// `<a href>` / `<area href>`
     Anchor,
