@@ -65,9 +65,10 @@ impl WarcWriterConfig {
     /// Default rotation size: 1 GB, the usual WARC file size.
     pub const DEFAULT_MAX_FILE_SIZE: u64 = 1_000_000_000;
 
-    /// Default deflate level, chosen by `benches/gzip/run` (bytes against CPU on real pages;
-    /// the figures are in benches/gzip/results.md).
-    pub const DEFAULT_GZIP_LEVEL: u32 = 6;
+    /// Default deflate level: the cheapest whose files are within 2 % of zlib's usual level
+    /// 6, by `benches/gzip/run` on real pages (level 4: 0.6× level 6's CPU for 1.02× its
+    /// bytes; benches/gzip/results.md).
+    pub const DEFAULT_GZIP_LEVEL: u32 = 4;
 
     /// Gzip files of at most about 1 GB in `dir`, named with `prefix`.
     pub fn new(dir: impl Into<PathBuf>, prefix: impl Into<String>) -> Self {
