@@ -66,7 +66,7 @@ impl WarcWriterConfig {
     pub const DEFAULT_MAX_FILE_SIZE: u64 = 1_000_000_000;
 
     /// Default deflate level: the cheapest whose files are within 2 % of zlib's usual level
-    /// 6, by `benches/gzip/run` on real pages (level 4: 0.6× level 6's CPU for 1.02× its
+    /// 6, by `benches/gzip/run` on real pages (level 4: 0.86× level 6's CPU for 1.02× its
     /// bytes; benches/gzip/results.md).
     pub const DEFAULT_GZIP_LEVEL: u32 = 4;
 
