@@ -164,15 +164,15 @@ impl Fetched<'_> {
         });
     }
 
-    /// Resolves, canonicalizes and scopes the page's links and offers them to the frontier,
-    /// at most `crawl.max_links_per_page` of them, in batches of [`OFFER_BATCH`]. Returns the
-    /// `out_of_scope` lines of links seen for the first time (logged after the page's own
-    /// line) and, when links were left out, the note for the page's line.
-    fn enqueue_links(
+    /// The page's followable links as canonical targets with the kind of entry each makes:
+    /// at most `crawl.max_links_per_page` links, each distinct href of a kind once (a page
+    /// names most of its targets several times: menu, text, breadcrumbs), of a duplicate only
+    /// those `choice` follows.
+    fn link_targets(
         &self,
         page: &PreparedPage,
         choice: &LinkChoice,
-    ) -> Result<(Vec<LogLine>, Option<String>), CrawlError> {
+    ) -> Vec<(CanonicalUrl, EntryKind)> {
         let engine = self.engine;
         let base = page
             .extracted
@@ -180,42 +180,51 @@ impl Fetched<'_> {
             .as_deref()
             .and_then(|href| self.url.url().join(href).ok())
             .unwrap_or_else(|| self.url.url().clone());
-        let depth = self.depth + 1;
-        let max_links = engine.config.crawl.max_links_per_page;
-        let followable = page.extracted.links.iter().filter(|link| !link.nofollow);
-        // The extraction kept at most `max_links` of them and counted the rest.
-        let total = followable.clone().count() + page.extracted.links_left_out as usize;
-        let mut entries = Vec::new();
-        let mut out_of_scope = Vec::new();
-        let mut out_of_scope_targets = Vec::new();
         let page_url = Some(self.url.url().clone());
-        let (chosen, duplicate_hops) = match choice {
-            LinkChoice::All => (None, 0),
-            LinkChoice::NewTargets {
-                targets,
-                duplicate_hops,
-            } => (Some(targets), *duplicate_hops),
+        let chosen = match choice {
+            LinkChoice::All => None,
+            LinkChoice::NewTargets { targets, .. } => Some(targets),
         };
         let script_links = engine.config.crawl.script_links;
-        // A page names most of its targets several times (menu, text, breadcrumbs): each
-        // distinct href of a kind is resolved and offered once.
         let mut distinct = rustc_hash::FxHashSet::default();
-        for link in followable.take(max_links) {
-            if !distinct.insert((link.href.as_str(), link.kind)) {
-                continue;
-            }
-            let Some(kind) = crate::script_links::entry_kind(link.kind, script_links) else {
-                continue;
-            };
-            if let Some(targets) = chosen
-                && !dedupcrawl_pipeline::DedupStage::link_target_key(&page_url, &link.href)
-                    .is_some_and(|key| targets.contains(&key))
-            {
-                continue;
-            }
-            let Ok(target) = CanonicalUrl::parse(&link.href, Some(&base), &engine.rules) else {
-                continue;
-            };
+        page.extracted
+            .links
+            .iter()
+            .filter(|link| !link.nofollow)
+            .take(engine.config.crawl.max_links_per_page)
+            .filter(|link| distinct.insert((link.href.as_str(), link.kind)))
+            .filter_map(|link| {
+                let kind = crate::script_links::entry_kind(link.kind, script_links)?;
+                if let Some(targets) = chosen
+                    && !dedupcrawl_pipeline::DedupStage::link_target_key(&page_url, &link.href)
+                        .is_some_and(|key| targets.contains(&key))
+                {
+                    return None;
+                }
+                let target = CanonicalUrl::parse(&link.href, Some(&base), &engine.rules).ok()?;
+                Some((target, kind))
+            })
+            .collect()
+    }
+
+    /// Scopes the page's [`link_targets`](Self::link_targets) and offers them to the
+    /// frontier, in batches of [`OFFER_BATCH`]. Returns the `out_of_scope` lines of links seen
+    /// for the first time (logged after the page's own line) and, when links were left out,
+    /// the note for the page's line.
+    fn enqueue_links(
+        &self,
+        page: &PreparedPage,
+        choice: &LinkChoice,
+    ) -> Result<(Vec<LogLine>, Option<String>), CrawlError> {
+        let engine = self.engine;
+        let depth = self.depth + 1;
+        let duplicate_hops = match choice {
+            LinkChoice::All => 0,
+            LinkChoice::NewTargets { duplicate_hops, .. } => *duplicate_hops,
+        };
+        let mut entries = Vec::new();
+        let mut out_of_scope_targets = Vec::new();
+        for (target, kind) in self.link_targets(page, choice) {
             match engine.scope_check(&target, depth) {
                 ScopeDecision::InScope => {
                     let mut entry = FrontierEntry::link(target, depth, self.url.as_str());
@@ -243,8 +252,11 @@ impl Fetched<'_> {
             .map(|(target, _)| target.clone())
             .collect();
         let (_, new) = engine.frontier.offer_and_mark_seen(entries, &targets)?;
-        for ((target, reason), new) in out_of_scope_targets.into_iter().zip(new) {
-            if new {
+        let out_of_scope = out_of_scope_targets
+            .into_iter()
+            .zip(new)
+            .filter(|(_, new)| *new)
+            .map(|((target, reason), _)| {
                 let mut line = LogLine::new(
                     target.as_str(),
                     Decision::OutOfScope,
@@ -252,15 +264,28 @@ impl Fetched<'_> {
                     Some(self.url.as_str().to_string()),
                 );
                 line.note = Some(reason);
-                out_of_scope.push(line);
-            }
-        }
-        let note = (total > max_links).then(|| {
+                line
+            })
+            .collect();
+        Ok((out_of_scope, self.links_capped_note(page)))
+    }
+
+    /// The note for a page whose followable links are more than `crawl.max_links_per_page`.
+    fn links_capped_note(&self, page: &PreparedPage) -> Option<String> {
+        let max_links = self.engine.config.crawl.max_links_per_page;
+        // The extraction kept at most `max_links` of them and counted the rest.
+        let total = page
+            .extracted
+            .links
+            .iter()
+            .filter(|link| !link.nofollow)
+            .count()
+            + page.extracted.links_left_out as usize;
+        (total > max_links).then(|| {
             format!(
                 "links capped: took the first {max_links} of {total} (crawl.max_links_per_page)"
             )
-        });
-        Ok((out_of_scope, note))
+        })
     }
 }
 
