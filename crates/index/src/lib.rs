@@ -385,8 +385,28 @@ impl DocumentFingerprint {
     /// Sets `shingles` from a page's shingles ([`dedupcrawl_sketch::shingle_sequence`]),
     /// and `own_shingles` to all of them in that order (a set works too: the veto then reads
     /// its order as the text's).
-    pub fn with_shingles(mut self, sequence: &[u64]) -> Self {
-        self.shingles = compared_shingle_set(sequence);
+    pub fn with_shingles(self, sequence: &[u64]) -> Self {
+        let set = compared_shingle_set(sequence);
+        self.with_verification_set(sequence, set)
+    }
+
+    /// [`with_shingles`](Self::with_shingles) given also `sorted_shingles`, `sequence` sorted
+    /// and each shingle once (what the signature is taken of): the verification set is read
+    /// off it, in order, without sorting again.
+    pub fn with_sorted_shingles(self, sequence: &[u64], sorted_shingles: &[u64]) -> Self {
+        let set = if sequence.len() > MAX_KEPT_SHINGLES {
+            Vec::new()
+        } else {
+            let mut set: Vec<u32> = sorted_shingles.iter().map(|&s| (s >> 32) as u32).collect();
+            set.dedup();
+            set
+        };
+        debug_assert_eq!(set, compared_shingle_set(sequence));
+        self.with_verification_set(sequence, set)
+    }
+
+    fn with_verification_set(mut self, sequence: &[u64], set: Vec<u32>) -> Self {
+        self.shingles = set;
         self.sequence = if self.shingles.is_empty() {
             Vec::new()
         } else {

@@ -643,12 +643,12 @@ impl DedupStage {
         }
         if view.tokens.len() >= w {
             let sequence = shingle_sequence(&view.tokens, w);
-            fingerprint = fingerprint.with_shingles(&sequence);
-            fingerprint.own_shingles = own_runs(&sequence, &view.own_tokens);
-            fingerprint.block_spans = block_spans(&view.spans, sequence.len());
-            let mut shingles = sequence;
+            let mut shingles = sequence.clone();
             shingles.sort_unstable();
             shingles.dedup();
+            fingerprint = fingerprint.with_sorted_shingles(&sequence, &shingles);
+            fingerprint.own_shingles = own_runs(&sequence, &view.own_tokens);
+            fingerprint.block_spans = block_spans(&view.spans, sequence.len());
             fingerprint.signature = self.hasher.signature(&shingles);
             if self.settings.containment {
                 fingerprint.mod_sample = Some(ModSample::from_shingles(&shingles));

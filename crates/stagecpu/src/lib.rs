@@ -20,8 +20,8 @@
 //! assert_eq!(totals.seconds(Stage::Archive), 0.0);
 //! ```
 //!
-//! A read of the clock is a system call (about a quarter of a microsecond): a page pays a few
-//! microseconds for its figures, against milliseconds of work.
+//! A read of the clock is a system call (about a microsecond on a virtual machine): a page
+//! pays some 15 microseconds for its figures, against milliseconds of work.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
