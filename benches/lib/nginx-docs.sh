@@ -3,6 +3,7 @@
 #   source benches/lib/nginx-docs.sh
 #   need_apt nginx /usr/sbin/nginx
 #   serve_with_nginx "$WORK" "$DOCS" "$PORT" [access-log-path]   # sets NGINX_PID, SEED
+#   (NGINX_AUTOINDEX=on: directories without an index.html answer with nginx's listing)
 #   stop_nginx
 
 SUDO=
@@ -50,6 +51,7 @@ http {
         listen 127.0.0.1:$port;
         root $root;
         index index.html;
+        autoindex ${NGINX_AUTOINDEX:-off};
     }
 }
 CONF

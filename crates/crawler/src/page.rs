@@ -36,8 +36,8 @@ pub(crate) enum LinkChoice {
     /// All of them (a new page).
     All,
     /// Those whose target key ([`dedupcrawl_pipeline::DedupStage::link_target_key`]) is one of
-    /// `targets` (a duplicate's new targets: [`crate::duplicate_links`]), offered with
-    /// `duplicate_hops`.
+    /// `targets` (a duplicate's new targets: [`crate::duplicate_links`]), and the page's script
+    /// files, offered with `duplicate_hops`.
     NewTargets {
         targets: rustc_hash::FxHashSet<u32>,
         duplicate_hops: u8,
@@ -196,6 +196,7 @@ impl Fetched<'_> {
             .filter_map(|link| {
                 let kind = crate::script_links::entry_kind(link.kind, script_links)?;
                 if let Some(targets) = chosen
+                    && kind != EntryKind::Script
                     && !dedupcrawl_pipeline::DedupStage::link_target_key(&page_url, &link.href)
                         .is_some_and(|key| targets.contains(&key))
                 {
@@ -632,18 +633,22 @@ fn record_decision(
     let choice = match (&decision, &links) {
         (_, None) => None,
         (DedupDecision::New { .. }, Some(_)) => Some(LinkChoice::All),
-        (duplicate, Some(links)) => {
-            crate::duplicate_links::new_targets(fetched, duplicate, links.page)?
-        }
+        (duplicate, Some(links)) => Some(crate::duplicate_links::new_targets(
+            fetched, duplicate, links.page,
+        )?),
     };
     let mut link_lines = Vec::new();
     if let (Some(choice), Some(links)) = (choice, &links) {
+        let targets_followed = match &choice {
+            LinkChoice::All => None,
+            LinkChoice::NewTargets { targets, .. } => Some(targets.len() as u32),
+        };
         if links.robots.nofollow {
-            Fetched::add_note(&mut line, "nofollow");
-        } else {
-            if let LinkChoice::NewTargets { targets, .. } = &choice {
-                line.links_followed = Some(targets.len() as u32);
+            if targets_followed != Some(0) {
+                Fetched::add_note(&mut line, "nofollow");
             }
+        } else {
+            line.links_followed = targets_followed.filter(|&followed| followed > 0);
             let (lines, capped) = engine.stage.stage_cpu().time(Stage::Frontier, || {
                 fetched.enqueue_links(links.page, &choice)
             })?;

@@ -3,8 +3,10 @@
 //! pages, each a duplicate of the first that lists other items, while a calendar whose day
 //! pages differ only by their previous/next links stops after the first days. Without the rule
 //! (`crawl.duplicate_links_max_hops = 0`) the items of the listing's later pages are never
-//! fetched: the case tests the rule. Following every duplicate's links (both thresholds 0)
-//! reaches no page the rule misses but the calendar's endless days.
+//! fetched: the case tests the rule. A listing reached through a copy's one new link (the
+//! printable home page's link to the archive) is followed too, so the archive's items are
+//! reached. Following every duplicate's links (both thresholds 0) reaches no page the rule
+//! misses but the calendar's endless days.
 
 use std::collections::HashMap;
 
@@ -71,6 +73,30 @@ fn a_duplicate_s_new_links_are_followed_and_a_calendar_stops() {
                 line.links_followed
                     .is_some_and(|n| n as usize >= ITEMS_PER_PAGE),
                 "{page} follows its items: {line:?}"
+            );
+        }
+        let archive_missing: Vec<String> = site
+            .archive_items()
+            .into_iter()
+            .filter(|item| {
+                lines
+                    .get(item.as_str())
+                    .is_none_or(|line| line.decision != Decision::Archived)
+            })
+            .collect();
+        let [printable, archive] = site.archive_path();
+        assert!(
+            archive_missing.is_empty(),
+            "archive items not archived: {archive_missing:?}; {:?}; {:?}",
+            lines.get(printable.as_str()),
+            lines.get(archive.as_str())
+        );
+        for (page, followed) in [(printable, 1), (archive, ITEMS_PER_PAGE)] {
+            let line = &lines[page.as_str()];
+            assert!(
+                line.duplicate_of.is_some()
+                    && line.links_followed.is_some_and(|n| n as usize >= followed),
+                "{page} is a copy that follows {followed} links: {line:?}"
             );
         }
         let days = lines

@@ -3,7 +3,10 @@
 //! number, which is no token) and a calendar whose day pages differ only in their date and
 //! their previous/next links. The listing's pages are near duplicates of its first page that
 //! list other items, all of which a crawl must reach; the calendar's are near duplicates that
-//! lead to more of themselves, which a crawl must stop following.
+//! lead to more of themselves, which a crawl must stop following. A printable copy of the home
+//! page links, as its one new target, to a copy of the listing's first page whose items are
+//! other pages (an archive): a listing reached through a copy's stray link, whose items a crawl
+//! must reach too.
 
 use std::io;
 use std::net::{Ipv4Addr, SocketAddr};
@@ -28,6 +31,8 @@ pub struct ListingSite {
 struct Listings {
     /// The introduction every listing page and day page shows (a heavy template).
     intro: String,
+    /// The home page's words.
+    home_text: String,
 }
 
 fn paragraphs(key: &str, words: usize) -> String {
@@ -38,11 +43,12 @@ fn paragraphs(key: &str, words: usize) -> String {
 }
 
 impl Listings {
-    fn listing(&self, page: usize) -> String {
+    /// The listing's page `page`, its items under `items` (`/item/` or `/archive/item/`).
+    fn listing(&self, page: usize, items: &str) -> String {
         let items: String = (0..ITEMS_PER_PAGE)
             .map(|i| {
                 let item = page * ITEMS_PER_PAGE + i;
-                format!("<li><a href=\"/item/{item}\">Item {item}</a></li>")
+                format!("<li><a href=\"{items}{item}\">Item {item}</a></li>")
             })
             .collect();
         let next = if page + 1 < LISTING_PAGES {
@@ -59,12 +65,31 @@ impl Listings {
         )
     }
 
-    fn item(&self, item: usize) -> String {
+    /// Item `item` of `collection` (`listing` or `archive`).
+    fn item(&self, collection: &str, item: usize) -> String {
         page_html(
             &format!("Item {item}"),
             &format!(
                 "<h1>Item {item}</h1>{}",
-                paragraphs(&format!("listing item {item}"), 120)
+                paragraphs(&format!("{collection} item {item}"), 120)
+            ),
+        )
+    }
+
+    /// The home page, or its printable copy: the same words, whose one link of its own leads to
+    /// the archive.
+    fn home(&self, printable: bool) -> String {
+        let own_link = if printable {
+            "<a href=\"/archive/list\">The archive</a>"
+        } else {
+            "<a href=\"/?print=1\">The printable page</a>"
+        };
+        page_html(
+            "Home",
+            &format!(
+                "<h1>Home</h1>{}<p><a href=\"/list?page=0\">The catalogue</a> and \
+                 <a href=\"/day?d=1\">the events</a>.</p><p>{own_link}</p>",
+                self.home_text
             ),
         )
     }
@@ -94,23 +119,23 @@ fn page_html(title: &str, body: &str) -> String {
 
 impl PageSource for Listings {
     fn page(&self, path_and_query: &str) -> Option<String> {
-        if path_and_query == "/" {
-            return Some(page_html(
-                "Home",
-                &format!(
-                    "<h1>Home</h1>{}<p><a href=\"/list?page=0\">The catalogue</a> and \
-                     <a href=\"/day?d=1\">the events</a>.</p>",
-                    paragraphs("listing home", 80)
-                ),
-            ));
+        match path_and_query {
+            "/" => return Some(self.home(false)),
+            "/?print=1" => return Some(self.home(true)),
+            "/archive/list" => return Some(self.listing(0, "/archive/item/")),
+            _ => {}
         }
         if let Some(page) = path_and_query.strip_prefix("/list?page=") {
             let page: usize = page.parse().ok()?;
-            return (page < LISTING_PAGES).then(|| self.listing(page));
+            return (page < LISTING_PAGES).then(|| self.listing(page, "/item/"));
         }
         if let Some(item) = path_and_query.strip_prefix("/item/") {
             let item: usize = item.parse().ok()?;
-            return (item < LISTING_PAGES * ITEMS_PER_PAGE).then(|| self.item(item));
+            return (item < LISTING_PAGES * ITEMS_PER_PAGE).then(|| self.item("listing", item));
+        }
+        if let Some(item) = path_and_query.strip_prefix("/archive/item/") {
+            let item: usize = item.parse().ok()?;
+            return (item < ITEMS_PER_PAGE).then(|| self.item("archive", item));
         }
         if let Some(day) = path_and_query.strip_prefix("/day?d=") {
             return Some(self.day(day.parse().ok()?));
@@ -125,6 +150,7 @@ impl ListingSite {
         let base = format!("http://{}", listener.local_addr()?);
         let source = Listings {
             intro: paragraphs("listing introduction", 300),
+            home_text: paragraphs("listing home", 80),
         };
         let shutdown = serve_all(vec![listener], [source]);
         Ok(ListingSite {
@@ -143,6 +169,23 @@ impl ListingSite {
         (0..LISTING_PAGES * ITEMS_PER_PAGE)
             .map(|item| format!("{}/item/{item}", self.base))
             .collect()
+    }
+
+    /// The archive's items: what a crawl must archive too, reached only through the printable
+    /// home page (a copy) and the archive's list (a copy of the listing's first page).
+    pub fn archive_items(&self) -> Vec<String> {
+        (0..ITEMS_PER_PAGE)
+            .map(|item| format!("{}/archive/item/{item}", self.base))
+            .collect()
+    }
+
+    /// The printable copy of the home page and the archive's list, in the order a crawl
+    /// reaches them.
+    pub fn archive_path(&self) -> [String; 2] {
+        [
+            format!("{}/?print=1", self.base),
+            format!("{}/archive/list", self.base),
+        ]
     }
 
     /// The listing's pages.
