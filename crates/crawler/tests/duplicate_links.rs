@@ -45,20 +45,24 @@ async fn crawl(site: &ListingSite, links: DuplicateLinks) -> HashMap<String, Log
         .collect()
 }
 
+/// The `pages` the crawl of `lines` did not archive.
+fn not_archived(lines: &HashMap<String, LogLine>, pages: Vec<String>) -> Vec<String> {
+    pages
+        .into_iter()
+        .filter(|page| {
+            lines
+                .get(page.as_str())
+                .is_none_or(|line| line.decision != Decision::Archived)
+        })
+        .collect()
+}
+
 #[test]
 fn a_duplicate_s_new_links_are_followed_and_a_calendar_stops() {
     common::runtime().block_on(async {
         let site = ListingSite::start().await.expect("site starts");
         let lines = crawl(&site, DuplicateLinks::Rule { max_hops: 8 }).await;
-        let items = site.items();
-        let missing: Vec<&String> = items
-            .iter()
-            .filter(|item| {
-                lines
-                    .get(item.as_str())
-                    .is_none_or(|line| line.decision != Decision::Archived)
-            })
-            .collect();
+        let missing = not_archived(&lines, site.items());
         assert!(missing.is_empty(), "items not archived: {missing:?}");
         for page in &site.listing_pages()[1..] {
             let line = &lines[page.as_str()];
@@ -75,15 +79,7 @@ fn a_duplicate_s_new_links_are_followed_and_a_calendar_stops() {
                 "{page} follows its items: {line:?}"
             );
         }
-        let archive_missing: Vec<String> = site
-            .archive_items()
-            .into_iter()
-            .filter(|item| {
-                lines
-                    .get(item.as_str())
-                    .is_none_or(|line| line.decision != Decision::Archived)
-            })
-            .collect();
+        let archive_missing = not_archived(&lines, site.archive_items());
         let [printable, archive] = site.archive_path();
         assert!(
             archive_missing.is_empty(),
