@@ -79,38 +79,22 @@ enum Command {
     Repair(repair::RepairArgs),
 }
 
-/// The allocator: mimalloc, whose thread-local heaps take less CPU than glibc's two arenas on a
-/// crawl's many small allocations from many threads (0.89x the CPU of a 3,000-page crawl of the
-/// Rust docs against glibc's malloc, A/B in turn, same peak RSS).
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
-/// mimalloc's defaults (arenas committed whole, freed memory held for a second) held a crawl's
-/// resident set at 1.4x glibc's; committing on demand and purging after 100 ms keep it at
-/// glibc's (the memory gate of `crawl.max_memory_mb` reads the resident set; purging at once
-/// cost more in system calls than the allocator saved). The options must be set before the
-/// first allocation reserves the first arena, so this runs as a load-time constructor
-/// (`.init_array`), before the Rust runtime allocates; it allocates nothing itself.
-#[cfg(target_os = "linux")]
-#[used]
-#[unsafe(link_section = ".init_array")]
-static TUNE_ALLOCATOR: extern "C" fn() = tune_allocator;
-
-#[cfg(target_os = "linux")]
-extern "C" fn tune_allocator() {
-    // Their numbers in `mi_option_e` of the mimalloc that the pinned libmimalloc-sys builds;
-    // its Rust bindings name neither.
-    const ARENA_EAGER_COMMIT: libmimalloc_sys::mi_option_t = 4;
-    const PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
-    const PURGE_DELAY_MS: std::ffi::c_long = 100;
-    // SAFETY: mi_option_set only stores the value (and marks the option set), at any time.
+/// glibc gives every thread that allocates its own malloc arena (up to 8 per core), and a
+/// crawl's tokio workers and page threads each keep theirs: on 2 cores that is ~150 MB of
+/// fragmented heap for nothing. Two arenas cost no measurable speed.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn limit_malloc_arenas() {
+    // SAFETY: mallopt only adjusts allocator parameters; called before any other thread exists.
     unsafe {
-        libmimalloc_sys::mi_option_set(ARENA_EAGER_COMMIT, 0);
-        libmimalloc_sys::mi_option_set(PURGE_DELAY, PURGE_DELAY_MS);
+        libc::mallopt(libc::M_ARENA_MAX, 2);
     }
 }
 
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn limit_malloc_arenas() {}
+
 fn main() -> std::process::ExitCode {
+    limit_malloc_arenas();
     let cli = Cli::parse();
     if let Command::Crawl(args) = cli.command {
         // Human or JSON lines (`--log-format`); `run` keeps a subscriber already set.
