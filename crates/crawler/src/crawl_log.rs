@@ -322,6 +322,15 @@ pub fn read_crawl_log(path: &Path) -> Result<Vec<LogLine>, CrawlError> {
     Ok(lines)
 }
 
+/// The crawl log's `found_in` of a URL that came to the frontier as `kind`.
+pub(crate) fn found_in(kind: dedupcrawl_frontier::EntryKind) -> Option<String> {
+    match kind {
+        dedupcrawl_frontier::EntryKind::Script => Some("script_file".to_string()),
+        dedupcrawl_frontier::EntryKind::ScriptLink => Some("script".to_string()),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -30,7 +30,8 @@ use dedupcrawl_textprep::PreparedPage;
 use rustc_hash::FxHashSet;
 
 use crate::error::CrawlError;
-use crate::page::{Fetched, LinkChoice};
+use crate::fetched::Fetched;
+use crate::page_links::LinkChoice;
 
 /// The links of `duplicate` the rule follows. Its own script files are always among them
 /// (resources the page loads, at its own paths; one already fetched costs nothing), offered as

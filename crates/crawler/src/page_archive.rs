@@ -12,8 +12,8 @@ use dedupcrawl_stagecpu::Stage;
 
 use crate::crawl_state::ArchivedRecord;
 use crate::error::CrawlError;
+use crate::fetched::Fetched;
 use crate::mutex::lock;
-use crate::page::Fetched;
 
 impl Fetched<'_> {
     /// What this round already archived for the URL (an earlier run of the round: resume).

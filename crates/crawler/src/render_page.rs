@@ -29,8 +29,8 @@ use tokio::time::Instant;
 
 use crate::config::{CrawlConfig, RenderMode, RenderSettings, ResolvedSite};
 use crate::error::CrawlError;
+use crate::fetched::Fetched;
 use crate::mutex::lock;
-use crate::page::Fetched;
 
 /// The browser pool and what `auto` has learnt.
 pub(crate) struct RenderPool {

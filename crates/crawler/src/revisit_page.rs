@@ -11,8 +11,8 @@ use crate::context::Engine;
 use crate::crawl_log::Decision;
 use crate::crawl_state::{ArchivedRecord, RevisitState};
 use crate::error::CrawlError;
+use crate::fetched::{Fetched, Handled};
 use crate::mutex::lock;
-use crate::page::{Fetched, Handled};
 use crate::revisit::Visit;
 
 /// Which revisit record to write.

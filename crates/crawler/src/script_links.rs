@@ -22,7 +22,7 @@ use dedupcrawl_textprep::{LinkKind, links_in_script};
 use crate::config::NonHtmlPolicy;
 use crate::crawl_log::Decision;
 use crate::error::CrawlError;
-use crate::page::{Fetched, Handled};
+use crate::fetched::{Fetched, Handled};
 
 /// The frontier kind a link of a page is offered as; `None`: not followed (a script link
 /// with `crawl.script_links` off).
@@ -31,15 +31,6 @@ pub(crate) fn entry_kind(kind: LinkKind, script_links: bool) -> Option<EntryKind
         LinkKind::Anchor | LinkKind::Frame | LinkKind::MetaRefresh => Some(EntryKind::Link),
         LinkKind::Script => script_links.then_some(EntryKind::ScriptLink),
         LinkKind::ScriptFile => script_links.then_some(EntryKind::Script),
-    }
-}
-
-/// The crawl log's `found_in` of a URL that came to the frontier as `kind`.
-pub(crate) fn found_in(kind: EntryKind) -> Option<String> {
-    match kind {
-        EntryKind::Script => Some("script_file".to_string()),
-        EntryKind::ScriptLink => Some("script".to_string()),
-        _ => None,
     }
 }
 
@@ -58,7 +49,7 @@ pub(crate) fn handle_script_file(fetched: &Fetched<'_>) -> Handled {
         engine.log_line(line)?;
         return Ok((HostOutcome::Done, None));
     }
-    crate::page::retire_changed_payload(fetched)?;
+    crate::page_decision::retire_changed_payload(fetched)?;
     let host = fetched.url.host().to_string();
     let verdict =
         engine
@@ -68,7 +59,7 @@ pub(crate) fn handle_script_file(fetched: &Fetched<'_>) -> Handled {
         DedupDecision::New { .. } => offered_note(offer_script_links(fetched)?),
         _ => "script read before under the duplicate's URL".to_string(),
     };
-    crate::page::record_payload_decision(fetched, verdict.decision, &note)
+    crate::page_decision::record_payload_decision(fetched, verdict.decision, &note)
 }
 
 fn offered_note(offered: usize) -> String {

@@ -21,8 +21,8 @@ use crate::context::Engine;
 use crate::crawl_log::{Decision, LogLine};
 use crate::crawl_state::{ProbeAnswer, Soft404Probe};
 use crate::error::CrawlError;
+use crate::fetched::Fetched;
 use crate::mutex::lock;
-use crate::page::Fetched;
 use crate::soft_404_model::{compare, masked_blocks, url_words};
 
 /// Most probes per host (`crawl.soft_404_probes`).
