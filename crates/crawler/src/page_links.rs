@@ -4,7 +4,7 @@
 use dedupcrawl_frontier::{
     CanonicalUrl, EntryKind, FrontierEntry, OutOfScopeReason, ScopeDecision,
 };
-use dedupcrawl_textprep::PreparedPage;
+use dedupcrawl_textprep::{LinkKind, PreparedPage};
 
 use crate::crawl_log::{Decision, LogLine};
 use crate::error::CrawlError;
@@ -58,7 +58,7 @@ impl Fetched<'_> {
             .take(engine.config.crawl.max_links_per_page)
             .filter(|link| distinct.insert((link.href.as_str(), link.kind)))
             .filter_map(|link| {
-                let kind = crate::script_links::entry_kind(link.kind, script_links)?;
+                let kind = entry_kind(link.kind, script_links)?;
                 // A duplicate's own script files go whatever it follows; with no new targets
                 // (most duplicates) no other link's key is worth computing.
                 if let Some(targets) = chosen
@@ -154,5 +154,15 @@ impl Fetched<'_> {
                 "links capped: took the first {max_links} of {total} (crawl.max_links_per_page)"
             )
         })
+    }
+}
+
+/// The frontier kind a link of a page is offered as; `None`: not followed (a script link
+/// with `crawl.script_links` off).
+fn entry_kind(kind: LinkKind, script_links: bool) -> Option<EntryKind> {
+    match kind {
+        LinkKind::Anchor | LinkKind::Frame | LinkKind::MetaRefresh => Some(EntryKind::Link),
+        LinkKind::Script => script_links.then_some(EntryKind::ScriptLink),
+        LinkKind::ScriptFile => script_links.then_some(EntryKind::Script),
     }
 }

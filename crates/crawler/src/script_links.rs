@@ -1,6 +1,6 @@
-//! Page URLs written in scripts (`crawl.script_links`): which of a page's links are followed
-//! as script links, and a fetched `<script src>` file, which is archived as a non-HTML
-//! payload and read once for the page URLs in its string literals
+//! Page URLs written in scripts (`crawl.script_links`; which of a page's links are followed as
+//! script links: [`crate::page_links`]): a fetched `<script src>` file, which is archived as a
+//! non-HTML payload and read once for the page URLs in its string literals
 //! ([`dedupcrawl_textprep::links_in_script`]). A script file whose payload is an exact
 //! duplicate of one already fetched is not read again (its twin's URLs were offered).
 //!
@@ -17,22 +17,12 @@
 use dedupcrawl_fetch::decode_text;
 use dedupcrawl_frontier::{CanonicalUrl, EntryKind, FrontierEntry, HostOutcome};
 use dedupcrawl_index::DedupDecision;
-use dedupcrawl_textprep::{LinkKind, links_in_script};
+use dedupcrawl_textprep::links_in_script;
 
 use crate::config::NonHtmlPolicy;
 use crate::crawl_log::Decision;
 use crate::error::CrawlError;
 use crate::fetched::{Fetched, Handled};
-
-/// The frontier kind a link of a page is offered as; `None`: not followed (a script link
-/// with `crawl.script_links` off).
-pub(crate) fn entry_kind(kind: LinkKind, script_links: bool) -> Option<EntryKind> {
-    match kind {
-        LinkKind::Anchor | LinkKind::Frame | LinkKind::MetaRefresh => Some(EntryKind::Link),
-        LinkKind::Script => script_links.then_some(EntryKind::ScriptLink),
-        LinkKind::ScriptFile => script_links.then_some(EntryKind::Script),
-    }
-}
 
 /// A fetched script file (not HTML): its payload decided like any non-HTML payload, then,
 /// when it is new (or not archived by policy), its page URLs offered.
